@@ -1,0 +1,1 @@
+"""Bindings to the native C core (libkscope.so)."""

@@ -1,0 +1,65 @@
+/*
+ * Types for the C core's Emscripten module (wasm-core/build/wasm/kscope_core.mjs),
+ * built with -sMODULARIZE -sEXPORT_ES6: a default-exported factory resolving to
+ * the module. Only the exports listed in wasm-core/bindings/exported_functions.json
+ * and the runtime methods named in the Makefile exist. Pointers are wasm32
+ * addresses (number); int32_t returns are number; uint64_t would be bigint
+ * (-sWASM_BIGINT).
+ *
+ * Only src/engine/wasm_bridge.ts may import the module (scripts/check-imports.mjs).
+ */
+declare module '*/kscope_core.mjs' {
+  type Ptr = number
+
+  export interface KscopeCoreModule {
+    readonly HEAPU8: Uint8Array
+    readonly HEAP32: Int32Array
+    readonly HEAPU32: Uint32Array
+    UTF8ToString(ptr: Ptr, maxBytesToRead?: number): string
+    stringToUTF8(str: string, outPtr: Ptr, maxBytesToWrite: number): number
+    lengthBytesUTF8(str: string): number
+
+    _malloc(size: number): Ptr
+    _free(ptr: Ptr): void
+
+    // kscope/status.h
+    _ks_status_message(status: number): Ptr
+    _ks_version(): Ptr
+
+    // kscope/topology.h
+    _ks_topology_preset_count(): number
+    _ks_topology_preset_name(index: number): Ptr
+    _ks_topology_preset_description(index: number): Ptr
+    _ks_topology_from_preset(name: Ptr, out: Ptr): number
+    _ks_topology_free(topo: Ptr): void
+    _ks_topology_name(topo: Ptr): Ptr
+    _ks_topology_summarize(topo: Ptr, out: Ptr): number
+    _ks_topology_cpus(topo: Ptr): Ptr
+
+    // kscope/event.h
+    _ks_event_type_name(type: number): Ptr
+    _ks_event_type_from_name(name: Ptr): number
+    _ks_event_log_new(out: Ptr): number
+    _ks_event_log_free(log: Ptr): void
+    _ks_event_log_append(log: Ptr, ev: Ptr): number
+    _ks_event_log_append_generic(
+      log: Ptr, tsNs: bigint, cpu: number, pid: number, tgid: number,
+      comm: Ptr, name: Ptr, fields: Ptr,
+    ): number
+    _ks_event_log_count(log: Ptr): number
+    _ks_event_log_data(log: Ptr): Ptr
+    _ks_event_log_text(log: Ptr, offset: number): Ptr
+  }
+
+  export interface KscopeCoreOptions {
+    /** The .wasm bytes; skips fetching (Node/Vitest). */
+    wasmBinary?: Uint8Array | ArrayBuffer
+    /** Maps "kscope_core.wasm" to the URL the browser should fetch. */
+    locateFile?: (path: string, scriptDirectory: string) => string
+    print?: (text: string) => void
+    printErr?: (text: string) => void
+  }
+
+  const createKscopeCore: (options?: KscopeCoreOptions) => Promise<KscopeCoreModule>
+  export default createKscopeCore
+}

@@ -1,0 +1,24 @@
+// Vite builds the app into dist/ (the backend serves it); Vitest runs the unit
+// tests beside the code. The C core's Emscripten module lives outside this
+// package (../wasm-core/build/wasm/), so the dev server is allowed to read it.
+import { fileURLToPath } from 'node:url'
+import react from '@vitejs/plugin-react'
+import { defineConfig } from 'vitest/config'
+
+const wasmBuild = fileURLToPath(new URL('../wasm-core/build/wasm/', import.meta.url))
+
+export default defineConfig({
+  plugins: [react()],
+  server: {
+    fs: { allow: ['.', wasmBuild] },
+  },
+  build: {
+    // The .wasm must stay a separate file (never a data: URL) so the browser
+    // can stream-compile it.
+    assetsInlineLimit: 0,
+  },
+  test: {
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    environment: 'node',
+  },
+})

@@ -1,0 +1,86 @@
+#!/bin/sh
+# kscope set-up: everything `npm start` and `npm test` need, on a fresh Debian 12
+# machine as root. POSIX sh only (nothing else exists yet). Idempotent: each step
+# checks before it acts, so a second run with everything present takes < 5 s.
+#
+#   1. Debian packages (apt-get as root; otherwise print the command and stop)
+#   2. npm packages        (npm ci when package-lock.json changed)
+#   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
+#   4. the C core          (make: native lib + tests, wasm module + tests)
+#   5. the frontend        (vite build when its sources are newer than dist/)
+set -eu
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+stamps="$root/.kscope/stamps"
+mkdir -p "$stamps"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# --- 1. Debian packages -------------------------------------------------------
+missing=""
+command -v gcc >/dev/null 2>&1 || missing="$missing build-essential"
+command -v make >/dev/null 2>&1 || case "$missing" in *build-essential*) ;; *) missing="$missing make" ;; esac
+command -v emcc >/dev/null 2>&1 || missing="$missing emscripten"
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
+if [ -n "$missing" ]; then
+    cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends$missing"
+    if [ "$(id -u)" != 0 ]; then
+        die "missing Debian packages:$missing. Run as root: $cmd"
+    fi
+    say "installing Debian packages:$missing (about a minute)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get -o DPkg::Lock::Timeout=900 update -qq >&2
+    # shellcheck disable=SC2086
+    apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing >&2 \
+        || die "apt-get install failed for:$missing"
+fi
+
+# Prints a checksum of the given files (POSIX cksum), for change detection.
+sum_of() { cat "$@" | cksum | cut -d' ' -f1; }
+
+# Runs "$@" only when the checksum of $stamp's inputs changed since the last success.
+# usage: when_changed NAME "INPUT FILES" COMMAND...
+when_changed() {
+    name=$1; inputs=$2; shift 2
+    # shellcheck disable=SC2086
+    now=$(sum_of $inputs)
+    if [ -f "$stamps/$name" ] && [ "$(cat "$stamps/$name")" = "$now" ]; then
+        return 0
+    fi
+    "$@"
+    echo "$now" > "$stamps/$name"
+}
+
+# --- 2. npm packages ------------------------------------------------------------
+npm_install() {
+    say "installing npm packages (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error >&2 || die "npm ci failed"
+}
+[ -d node_modules ] || rm -f "$stamps/npm"
+when_changed npm "package-lock.json" npm_install
+
+# --- 3. Python venv -------------------------------------------------------------
+venv_install() {
+    say "creating the Python venv (.venv) and installing the backend"
+    [ -x .venv/bin/python ] || python3 -m venv .venv >&2 || die "python3 -m venv failed"
+    .venv/bin/pip install -q --disable-pip-version-check -e 'backend[test]' >&2 \
+        || die "pip install of backend/ failed"
+}
+[ -x .venv/bin/kscope ] || rm -f "$stamps/venv"
+when_changed venv "backend/pyproject.toml" venv_install
+
+# --- 4. the C core, both builds (make is incremental) -----------------------------
+make -s -C wasm-core all >&2 || die "building wasm-core failed (make -C wasm-core all)"
+
+# --- 5. the frontend --------------------------------------------------------------
+dist=frontend/dist/index.html
+if [ ! -f "$dist" ] || [ -n "$(find frontend/src frontend/public frontend/index.html \
+        frontend/vite.config.ts frontend/package.json frontend/tsconfig*.json \
+        wasm-core/build/wasm/kscope_core.mjs wasm-core/build/wasm/kscope_core.wasm \
+        -newer "$dist" 2>/dev/null | head -n 1)" ]; then
+    say "building the frontend (vite build)"
+    npm run -s -w frontend build >&2 || die "frontend build failed (npm run -w frontend build)"
+fi

@@ -1,0 +1,149 @@
+/*
+ * kscope/event.h: the one event model.
+ *
+ * Simulated runs and decoded real traces both produce ks_event records, named
+ * after the kernel tracepoints they mirror, with the tracepoints' own field
+ * names. Every view, export and test consumes these records, so anything that
+ * works on a simulation works on a real trace and the other way round.
+ *
+ * Layout (96 bytes, fixed-width fields only: shared with JS and Python):
+ *
+ *     0  ts_ns     u64   time since the start of the run/trace, nanoseconds
+ *     8  type      u32   ks_event_type
+ *    12  cpu       i32   CPU the event was recorded on
+ *    16  pid       i32   current task's pid (kernel tid)
+ *    20  tgid      i32   current task's process id (-1 when the trace lacks it)
+ *    24  comm      char[16] current task's name, NUL-padded
+ *    40  u         per-type fields (56 bytes), see below
+ *
+ * Events the model does not know are never dropped: they become KS_EV_GENERIC
+ * records whose name and "key=value ..." text live in the log's text arena.
+ */
+#ifndef KSCOPE_EVENT_H
+#define KSCOPE_EVENT_H
+
+#include <stdint.h>
+#include "kscope/status.h"
+
+#define KS_COMM_LEN 16   /* TASK_COMM_LEN in the kernel */
+
+typedef enum ks_event_type {
+    KS_EV_GENERIC = 0,          /* any other event: name + key/value text */
+    KS_EV_SCHED_SWITCH,         /* sched:sched_switch */
+    KS_EV_SCHED_WAKING,         /* sched:sched_waking */
+    KS_EV_SCHED_WAKEUP,         /* sched:sched_wakeup */
+    KS_EV_SCHED_WAKEUP_NEW,     /* sched:sched_wakeup_new */
+    KS_EV_SCHED_MIGRATE_TASK,   /* sched:sched_migrate_task */
+    KS_EV_SCHED_PROCESS_FORK,   /* sched:sched_process_fork */
+    KS_EV_SCHED_PROCESS_EXIT,   /* sched:sched_process_exit */
+    KS_EV_SCHED_PROCESS_FREE,   /* sched:sched_process_free */
+    KS_EV_RSEQ_UPDATE,          /* rseq:rseq_update */
+    KS_EV_TYPE_COUNT
+} ks_event_type;
+
+/* sched_switch: prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> next_comm=%s next_pid=%d next_prio=%d */
+typedef struct ks_ev_sched_switch {
+    char prev_comm[KS_COMM_LEN];
+    int32_t prev_pid;
+    int32_t prev_prio;
+    int64_t prev_state;         /* TASK_* bits; 0 = runnable (preempted) */
+    char next_comm[KS_COMM_LEN];
+    int32_t next_pid;
+    int32_t next_prio;
+} ks_ev_sched_switch;
+
+/* sched_waking / sched_wakeup / sched_wakeup_new: comm=%s pid=%d prio=%d target_cpu=%03d */
+typedef struct ks_ev_sched_wakeup {
+    char comm[KS_COMM_LEN];
+    int32_t pid;
+    int32_t prio;
+    int32_t target_cpu;
+} ks_ev_sched_wakeup;
+
+/* sched_migrate_task: comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d */
+typedef struct ks_ev_sched_migrate_task {
+    char comm[KS_COMM_LEN];
+    int32_t pid;
+    int32_t prio;
+    int32_t orig_cpu;
+    int32_t dest_cpu;
+} ks_ev_sched_migrate_task;
+
+/* sched_process_fork: comm=%s pid=%d child_comm=%s child_pid=%d */
+typedef struct ks_ev_sched_process_fork {
+    char parent_comm[KS_COMM_LEN];
+    int32_t parent_pid;
+    char child_comm[KS_COMM_LEN];
+    int32_t child_pid;
+} ks_ev_sched_process_fork;
+
+/* sched_process_exit / sched_process_free: comm=%s pid=%d prio=%d */
+typedef struct ks_ev_sched_process_exit {
+    char comm[KS_COMM_LEN];
+    int32_t pid;
+    int32_t prio;
+} ks_ev_sched_process_exit;
+
+/* rseq_update: cpu_id=%d node_id=%d mm_cid=%d  (node_id/mm_cid since Linux 6.3; -1 when absent) */
+typedef struct ks_ev_rseq_update {
+    int32_t cpu_id;
+    int32_t node_id;
+    int32_t mm_cid;
+} ks_ev_rseq_update;
+
+/* Any other event: offsets into the owning log's text arena. */
+typedef struct ks_ev_generic {
+    uint32_t name_off;          /* NUL-terminated event name, e.g. "irq_handler_entry" */
+    uint32_t fields_off;        /* NUL-terminated "key=value ..." text as the trace had it */
+} ks_ev_generic;
+
+typedef struct ks_event {
+    uint64_t ts_ns;
+    uint32_t type;
+    int32_t cpu;
+    int32_t pid;
+    int32_t tgid;
+    char comm[KS_COMM_LEN];
+    union {
+        ks_ev_sched_switch sched_switch;
+        ks_ev_sched_wakeup sched_wakeup;            /* also waking, wakeup_new */
+        ks_ev_sched_migrate_task sched_migrate_task;
+        ks_ev_sched_process_fork sched_process_fork;
+        ks_ev_sched_process_exit sched_process_exit; /* also process_free */
+        ks_ev_rseq_update rseq_update;
+        ks_ev_generic generic;
+        uint8_t raw[56];
+    } u;
+} ks_event;
+_Static_assert(sizeof(ks_ev_sched_switch) == 56, "sched_switch payload fills the union");
+_Static_assert(sizeof(ks_event) == 96, "ks_event is shared with JS and Python: 96 bytes");
+_Static_assert(__builtin_offsetof(ks_event, u) == 40, "payload starts at byte 40");
+
+/* Tracepoint name of a type ("sched_switch", ...; "generic" for KS_EV_GENERIC). */
+KS_API const char *ks_event_type_name(int32_t type);
+
+/* Inverse of ks_event_type_name for tracepoint names; KS_EV_GENERIC if unknown. */
+KS_API int32_t ks_event_type_from_name(const char *name);
+
+/*
+ * An append-only log of events plus the text arena generic records point into.
+ * Producers (the simulator, decoders) append; consumers read the contiguous
+ * array through ks_event_log_data() (one typed-array view in JS).
+ */
+typedef struct ks_event_log ks_event_log;
+
+KS_API int32_t ks_event_log_new(ks_event_log **out);
+KS_API void ks_event_log_free(ks_event_log *log);
+KS_API int32_t ks_event_log_append(ks_event_log *log, const ks_event *ev);
+
+/* Appends a generic record; name and fields are copied into the arena. */
+KS_API int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, int32_t cpu,
+                                           int32_t pid, int32_t tgid, const char *comm,
+                                           const char *name, const char *fields);
+KS_API uint32_t ks_event_log_count(const ks_event_log *log);
+KS_API const ks_event *ks_event_log_data(const ks_event_log *log);
+
+/* Text at an arena offset taken from a generic record (NULL if out of range). */
+KS_API const char *ks_event_log_text(const ks_event_log *log, uint32_t offset);
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * kscope/kscope.h: the whole public C API of the kscope core.
+ * Bindings (bindings/exported_functions.json for wasm, the backend's ctypes
+ * loader for native) see nothing but what these headers declare.
+ */
+#ifndef KSCOPE_KSCOPE_H
+#define KSCOPE_KSCOPE_H
+
+#include "kscope/status.h"
+#include "kscope/parse.h"
+#include "kscope/topology.h"
+#include "kscope/event.h"
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * A tiny test harness shared by every test_<module>.c. The same test binary is
+ * built natively (gcc) and as wasm (run under Node), so the two builds are
+ * checked by one suite. It ends with the plain line "N passed, N failed".
+ */
+#ifndef KSCOPE_TESTS_CHECK_H
+#define KSCOPE_TESTS_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+extern int check_failures_in_test;
+
+/* Records a failed expectation with its location; the test goes on. */
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            check_failures_in_test++;                                           \
+            printf("    %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                          \
+    do {                                                                            \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);             \
+        if (check_a_ != check_b_) {                                                 \
+            check_failures_in_test++;                                               \
+            printf("    %s:%d: %s == %s failed (%lld != %lld)\n", __FILE__, __LINE__, \
+                   #a, #b, check_a_, check_b_);                                     \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                             \
+    do {                                                                               \
+        const char *check_a_ = (a), *check_b_ = (b);                                   \
+        if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0) {              \
+            check_failures_in_test++;                                                  \
+            printf("    %s:%d: %s == %s failed (\"%s\" != \"%s\")\n", __FILE__, __LINE__, \
+                   #a, #b, check_a_ ? check_a_ : "(null)", check_b_ ? check_b_ : "(null)"); \
+        }                                                                              \
+    } while (0)
+
+typedef struct test_case {
+    const char *name;
+    void (*fn)(void);
+} test_case;
+
+/* Each test_<module>.c defines one of these lists, ending with {0}. */
+extern const test_case status_tests[];
+extern const test_case topology_tests[];
+extern const test_case topology_preset_tests[];
+extern const test_case topology_import_tests[];
+extern const test_case event_tests[];
+extern const test_case cache_model_tests[];
+
+#endif

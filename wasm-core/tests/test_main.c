@@ -1,0 +1,24 @@
+/* Runs every test list; prints one line per test and the closing summary. */
+#include "check.h"
+
+int check_failures_in_test;
+
+static const test_case *const all_lists[] = {
+    status_tests, topology_tests, topology_preset_tests, topology_import_tests, event_tests,
+    cache_model_tests,
+};
+
+int main(void)
+{
+    int passed = 0, failed = 0;
+    for (unsigned l = 0; l < sizeof all_lists / sizeof all_lists[0]; l++)
+        for (const test_case *t = all_lists[l]; t->name; t++) {
+            check_failures_in_test = 0;
+            t->fn();
+            int ok = check_failures_in_test == 0;
+            printf("%s %s\n", ok ? "ok  " : "FAIL", t->name);
+            ok ? passed++ : failed++;
+        }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
