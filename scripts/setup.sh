@@ -26,7 +26,7 @@ command -v emcc >/dev/null 2>&1 || missing="$missing emscripten"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
 if [ -n "$missing" ]; then
-    cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends$missing"
+    cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then
         die "missing Debian packages:$missing. Run as root: $cmd"
     fi
@@ -34,7 +34,7 @@ if [ -n "$missing" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get -o DPkg::Lock::Timeout=900 update -qq >&2
     # shellcheck disable=SC2086
-    apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing >&2 \
+    apt-get -o DPkg::Lock::Timeout=900 install -y -qq $missing >&2 \
         || die "apt-get install failed for:$missing"
 fi
 
