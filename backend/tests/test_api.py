@@ -98,3 +98,8 @@ def test_unknown_page_falls_back_to_index(client: TestClient) -> None:
     response = client.get("/views/llc/epyc-9654-2s")
     assert response.status_code == 200
     assert "<div id=root>" in response.text
+
+
+def test_missing_built_file_is_404_not_the_app_page(client: TestClient) -> None:
+    assert client.get("/assets/missing-abc123.js").status_code == 404
+    assert client.get("/favicon.ico").status_code == 404

@@ -36,6 +36,11 @@ def _is_api_path(path: str) -> bool:
     return path == "api" or path.startswith("api" + os.sep)
 
 
+def _is_asset_path(path: str) -> bool:
+    """A built file (hashed assets, favicon): missing means 404, never the app page."""
+    return path.startswith("assets" + os.sep) or "." in os.path.basename(path)
+
+
 class SinglePageApp(StaticFiles):
     """StaticFiles with an index.html fallback, a 503 page when unbuilt, and /api left alone."""
 
@@ -55,6 +60,6 @@ class SinglePageApp(StaticFiles):
         try:
             return await super().get_response(path, scope)
         except HTTPException as exc:
-            if exc.status_code != 404:
+            if exc.status_code != 404 or _is_asset_path(path):
                 raise
             return await super().get_response("index.html", scope)
