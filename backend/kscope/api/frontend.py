@@ -38,7 +38,7 @@ def _is_api_path(path: str) -> bool:
 
 def _is_asset_path(path: str) -> bool:
     """A built file (hashed assets, favicon): missing means 404, never the app page."""
-    return path.startswith("assets" + os.sep) or "." in os.path.basename(path)
+    return path.startswith("assets" + os.sep) or os.path.splitext(path)[1] != ""
 
 
 class SinglePageApp(StaticFiles):
