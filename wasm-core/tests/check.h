@@ -52,5 +52,11 @@ extern const test_case topology_preset_tests[];
 extern const test_case topology_import_tests[];
 extern const test_case event_tests[];
 extern const test_case cache_model_tests[];
+extern const test_case base_tests[];
+extern const test_case workload_tests[];
+extern const test_case sim_core_tests[];
+extern const test_case sim_snapshot_tests[];
+extern const test_case ftrace_decode_tests[];
+extern const test_case ftrace_export_tests[];
 
 #endif

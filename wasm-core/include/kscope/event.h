@@ -8,7 +8,8 @@
  *
  * Layout (96 bytes, fixed-width fields only: shared with JS and Python):
  *
- *     0  ts_ns     u64   time since the start of the run/trace, nanoseconds
+ *     0  ts_ns     u64   nanoseconds: since the start of a simulated run; the kernel's
+ *                         own clock (as printed) for a decoded real trace
  *     8  type      u32   ks_event_type
  *    12  cpu       i32   CPU the event was recorded on
  *    16  pid       i32   current task's pid (kernel tid)
@@ -46,7 +47,7 @@ typedef struct ks_ev_sched_switch {
     char prev_comm[KS_COMM_LEN];
     int32_t prev_pid;
     int32_t prev_prio;
-    int64_t prev_state;         /* TASK_* bits; 0 = runnable (preempted) */
+    int64_t prev_state;         /* TASK_REPORT bits; 0 = "R", 0x100 = preempted "R+" */
     char next_comm[KS_COMM_LEN];
     int32_t next_pid;
     int32_t next_prio;
@@ -77,11 +78,13 @@ typedef struct ks_ev_sched_process_fork {
     int32_t child_pid;
 } ks_ev_sched_process_fork;
 
-/* sched_process_exit / sched_process_free: comm=%s pid=%d prio=%d */
+/* sched_process_exit / sched_process_free: comm=%s pid=%d prio=%d
+ * (sched_process_exit adds group_dead=%s since Linux 6.16) */
 typedef struct ks_ev_sched_process_exit {
     char comm[KS_COMM_LEN];
     int32_t pid;
     int32_t prio;
+    int32_t group_dead;         /* 1: last thread of its process; 0: not; -1: not recorded */
 } ks_ev_sched_process_exit;
 
 /* rseq_update: cpu_id=%d node_id=%d mm_cid=%d  (node_id/mm_cid since Linux 6.3; -1 when absent) */

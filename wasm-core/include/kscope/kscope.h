@@ -10,5 +10,6 @@
 #include "kscope/parse.h"
 #include "kscope/topology.h"
 #include "kscope/event.h"
+#include "kscope/ftrace.h"
 
 #endif

@@ -325,7 +325,9 @@ static int32_t decode_escape(const char *in, int32_t avail, char *out, int32_t *
         return -1;
     int32_t used = 6;
     if (cp >= 0xd800 && cp <= 0xdbff) {          /* high surrogate: needs its pair */
-        int32_t lo = avail >= 12 && in[6] == '\\' && in[7] == 'u' ? read_hex4(in + 8, avail - 8) : -1;
+        int32_t lo = -1;
+        if (avail >= 12 && in[6] == '\\' && in[7] == 'u')
+            lo = read_hex4(in + 8, avail - 8);
         if (lo < 0xdc00 || lo > 0xdfff)
             return -1;
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -431,6 +433,8 @@ static int32_t parse_member(parser *p, int32_t obj, int32_t prev, token key_tok)
         return -1;
     p->depth--;
     p->doc->values[child].key = key;
+    p->doc->values[child].key_line = key_tok.line;
+    p->doc->values[child].key_column = key_tok.column;
     link_child(p->doc, obj, prev, child);
     return child;
 }

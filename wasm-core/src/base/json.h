@@ -32,6 +32,8 @@ typedef struct json_value {
     int32_t first;      /* array/object: first child, -1 if empty */
     int32_t count;      /* array/object: number of children */
     int32_t key;        /* object member: offset of its key in strings, -1 otherwise */
+    int32_t key_line;   /* object member: where its key starts */
+    int32_t key_column;
     int32_t str;        /* string: offset of its text in strings; bool: 0 or 1 */
     double number;
 } json_value;

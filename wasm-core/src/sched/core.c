@@ -8,8 +8,9 @@
  * decisions Linux makes — where a woken task lands, when it preempts, when a
  * balancer pulls it elsewhere — with every decision visible as a trace event.
  * It does not need Linux's exact arithmetic. So this is a small, readable
- * scheduler with the kernel's shape and names, and each simplification is
- * stated where it is made.
+ * scheduler with the kernel's shape and names (the call sites and function
+ * names of kernel/sched as of v6.12/v6.13, the kernels of the mm_cid seeds),
+ * and each simplification is stated where it is made.
  *
  * The model.
  *
@@ -143,16 +144,28 @@ static void emit_wakeup(ks_sim *s, uint32_t type, int32_t cpu, int32_t task, int
 
 static void emit_migrate(ks_sim *s, int32_t cpu, int32_t task, int32_t from, int32_t to)
 {
-    ks_ev_sched_migrate_task *e = &sched_emit(s, KS_EV_SCHED_MIGRATE_TASK, cpu)->u.sched_migrate_task;
+    ks_ev_sched_migrate_task *e =
+        &sched_emit(s, KS_EV_SCHED_MIGRATE_TASK, cpu)->u.sched_migrate_task;
     task_ident(s, task, cpu, e->comm, &e->pid, &e->prio);
     e->orig_cpu = from;
     e->dest_cpu = to;
 }
 
+/* True when no other thread of task's process is still alive (the kernel's group_dead). */
+static int32_t is_last_thread(const ks_sim *s, int32_t task)
+{
+    for (int32_t t = 0; t < s->core.nr_tasks; t++)
+        if (t != task && s->tasks[t].tgid == s->tasks[task].tgid && s->tasks[t].state != KS_TASK_DEAD)
+            return 0;
+    return 1;
+}
+
+/* sched_process_exit (with group_dead, as 6.16+ print it) or sched_process_free (without). */
 static void emit_exit(ks_sim *s, uint32_t type, int32_t cpu, int32_t task)
 {
     ks_ev_sched_process_exit *e = &sched_emit(s, type, cpu)->u.sched_process_exit;
     task_ident(s, task, cpu, e->comm, &e->pid, &e->prio);
+    e->group_dead = type == KS_EV_SCHED_PROCESS_EXIT ? is_last_thread(s, task) : -1;
 }
 
 int32_t sched_task_mm_cid(const ks_sim *s, int32_t task)
@@ -258,7 +271,8 @@ static int32_t select_idle_sibling(const ks_sim *s, int32_t task, int32_t prev)
     cpumask in_llc;
     cpumask_and(&in_llc, &idle, &s->llc_mask[s->cpu_info[prev].llc], s->nwords);
     int32_t first_idle = cpumask_next_and_wrap(&in_llc, NULL, prev, s->nwords);
-    for (int32_t cpu = first_idle; cpu >= 0; cpu = cpumask_next_and_wrap(&in_llc, NULL, cpu, s->nwords)) {
+    for (int32_t cpu = first_idle; cpu >= 0;
+         cpu = cpumask_next_and_wrap(&in_llc, NULL, cpu, s->nwords)) {
         if (cpumask_subset(&s->core_mask[s->cpu_info[cpu].core], &s->core.idle, s->nwords))
             return cpu;                                 /* select_idle_core() */
         cpumask_clear_cpu(&in_llc, cpu);
@@ -495,7 +509,7 @@ static int32_t pull_fair_task(ks_sim *s, int32_t cpu, int32_t levels, int32_t mi
 
 /* ---- __schedule() --------------------------------------------------------- */
 
-/* Switches cpu to its next task. preempt: curr stays runnable (re-queued, prev_state 0);
+/* Switches cpu to its next task. preempt: curr stays runnable (re-queued, prev_state "R+");
  * otherwise the caller has set curr's state (sleeping, dead) and passes prev_state. */
 void sched_schedule(ks_sim *s, int32_t cpu, int64_t prev_state, int preempt)
 {
@@ -524,7 +538,8 @@ void sched_schedule(ks_sim *s, int32_t cpu, int64_t prev_state, int preempt)
         }
         return;
     }
-    emit_switch(s, cpu, prev, next, preempt ? PREV_STATE_RUNNING : prev_state);
+    /* The idle task leaves through schedule_idle(), not a preemption: "R", as the kernel prints. */
+    emit_switch(s, cpu, prev, next, prev < 0 ? 0 : preempt ? PREV_STATE_RUNNING : prev_state);
     if (s->ops->switch_to)
         s->ops->switch_to(s->algo, s, prev, next, cpu);
     rq_set_curr(s, cpu, next);
@@ -610,7 +625,8 @@ int32_t sched_fork(ks_sim *s, int32_t parent, int32_t new_mm)
     c->parent = parent;
     c->sum_exec = c->work_left = 0;
     c->exec_start = c->slice_start = s->core.now;
-    ks_ev_sched_process_fork *e = &sched_emit(s, KS_EV_SCHED_PROCESS_FORK, pp->cpu)->u.sched_process_fork;
+    ks_ev_sched_process_fork *e =
+        &sched_emit(s, KS_EV_SCHED_PROCESS_FORK, pp->cpu)->u.sched_process_fork;
     memcpy(e->parent_comm, pp->comm, KS_COMM_LEN);
     e->parent_pid = pp->tid;
     memcpy(e->child_comm, c->comm, KS_COMM_LEN);
@@ -713,7 +729,8 @@ void sched_tick(ks_sim *s)
         if (pulled >= 0)
             check_preempt_curr(s, cpu, pulled);
     }
-    timer_arm(s, s->slot_tick, s->core.now + SCHED_TICK_NS);
+    if (s->timers.size > 0)             /* else nothing can ever happen again: let the run end */
+        timer_arm(s, s->slot_tick, s->core.now + SCHED_TICK_NS);
 }
 
 /* ---- the view algorithms get (sched_ops.h) ---------------------------------- */

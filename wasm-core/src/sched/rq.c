@@ -5,7 +5,7 @@
  * lists, a red-black tree of fair entities) and picks from the highest class
  * first. Here both live in one doubly linked list in pick order:
  *
- *     head -> [RT prio 10] -> [RT prio 10] -> [RT prio 50] -> [fair v=3.1ms] -> [fair v=4.0ms] <- tail
+ *     head -> [RT 10] -> [RT 10] -> [RT 50] -> [fair v=3.1ms] -> [fair v=4.0ms] <- tail
  *              FIFO within a priority           by vruntime, ties in arrival order
  *
  * The running task (rq->curr) is not on the list, as for CFS's curr (the RT

@@ -12,7 +12,8 @@
  *                        (parent -1: a task that exists at t=0) (mm_users++ when mm is shared)
  *     task_exit          do_exit()                             sched_mm_cid_exit_signals
  *     switch_to          context_switch() -> switch_mm_cid()   mm_cid_put_lazy(prev),
- *                                                              mm_cid_snapshot_time, mm_cid_get(next)
+ *                                                              mm_cid_snapshot_time,
+ *                                                              mm_cid_get(next)
  *     migrate            activate_task(ENQUEUE_MIGRATED)       sched_mm_cid_migrate_to (from the
  *                        after set_task_cpu()                  migrate_from CPU)
  *     set_cpus_allowed   __do_set_cpus_allowed()               mm_set_cpus_allowed (6.13)

@@ -36,7 +36,7 @@
 #define SCHED_TID_BASE 1000                 /* tid of task 0 */
 
 /* prev_state values in sched_switch (TASK_REPORT bits as ftrace stores them). */
-#define PREV_STATE_RUNNING 0                /* preempted: "R" */
+#define PREV_STATE_RUNNING 0x100            /* preempted: "R+" (TASK_REPORT_MAX, as 6.x prints it) */
 #define PREV_STATE_SLEEPING 1               /* TASK_INTERRUPTIBLE: "S" */
 #define PREV_STATE_ZOMBIE 0x20              /* EXIT_ZOMBIE: "Z", the exiting task's last switch */
 
@@ -124,7 +124,7 @@ typedef struct sim_task {
 
 typedef struct sim_rq {
     int32_t curr;               /* task index, -1 = idle */
-    int32_t head, tail;         /* queued tasks in pick order: RT by prio (FIFO), then fair by vruntime */
+    int32_t head, tail;         /* queued tasks in pick order: RT by prio, then fair by vruntime */
     int32_t nr_queued_rt;
     int32_t nr_queued_fair;
     int32_t need_resched;       /* a preemption deferred until the running driver code returns */
@@ -199,7 +199,7 @@ struct ks_sim {
     uint64_t seed;
     uint64_t config_hash;
     int32_t max_tasks, max_mms;
-    cpumask *masks;             /* affinity table: [0] all CPUs, [1 + c] CPU c alone, then per process */
+    cpumask *masks;             /* affinity: [0] all CPUs, [1 + c] CPU c alone, then per process */
     int32_t nr_masks;
     cpumask *llc_mask, *node_mask, *socket_mask, *core_mask;
     char (*idle_comm)[KS_COMM_LEN];  /* "swapper/N" */

@@ -1,0 +1,417 @@
+/*
+ * Workload drivers: what the simulated programs do with the CPU.
+ *
+ * The scheduler (core.c) only knows that a running task has `work_left` ns of
+ * CPU work; when that reaches zero it asks the task's driver what comes next.
+ * Each workload kind of workload.c is a small state machine here:
+ *
+ *   intermittent  Seed 000's benchmark (Mathieu Desnoyers' rseq mm_cid locality
+ *                 test): N threads take turns, never two at once, in a random
+ *                 order drawn anew each round. A thread wakes, reads its rseq
+ *                 cpu_id or mm_cid, sweeps (load + store) the 16 KiB area of
+ *                 that index, sleeps; `delay` later a timer on the CPU it left
+ *                 wakes the next thread. The sweep's cost comes from the cache
+ *                 model (cache.h) and *is* the burst's runtime, so an area that
+ *                 went cold, or lives in another LLC, makes a longer burst.
+ *                 Area objects are registered on first use, homed on the NUMA
+ *                 node of the CPU that touches them first (first-touch policy).
+ *   periodic_rt   cyclictest-like SCHED_FIFO threads: an hrtimer every period
+ *                 (all threads in phase) wakes each thread for `runtime`; a
+ *                 thread still busy at its next period skips it.
+ *   pipe_pairs    hackbench-like: per group one process of sender/receiver
+ *                 pairs. A sender works, writes (wakes its receiver), blocks
+ *                 reading the reply; the receiver works, replies, blocks. After
+ *                 `messages` round trips both exit.
+ *   fork_churn    a parent forks `children` short-lived processes, at most
+ *                 `concurrency` alive at once, blocking in wait() at the limit;
+ *                 an exiting child wakes it.
+ *
+ * Timer-driven wakeups (a driver's start, the intermittent delay, the RT
+ * period) fire on the CPU the sleeping task last ran on, as an hrtimer armed by
+ * that task would: the waker in the trace is whatever runs there (usually the
+ * idle task). Simplified: a sweep's accesses all happen when the burst starts
+ * (a preempted burst keeps its cost); syscalls (pipe, fork, wait) cost no time
+ * beyond the work each kind specifies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static const wl_process *spec_of(const ks_sim *s, int32_t task)
+{
+    return &s->wl.procs[s->tasks[task].proc];
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+int32_t driver_count_order(const workload *wl)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < wl->nr_procs; i++)
+        if (wl->procs[i].kind == WL_INTERMITTENT)
+            n += wl->procs[i].threads;
+    return n;
+}
+
+int32_t driver_count_area(const workload *wl, int32_t nr_cpus)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < wl->nr_procs; i++)
+        if (wl->procs[i].kind == WL_INTERMITTENT)
+            n += nr_cpus;
+    return n;
+}
+
+/* The n-th CPU (mod weight) of a mask: spreads unpinned tasks' initial CPUs. */
+static int32_t nth_cpu(const ks_sim *s, const cpumask *m, int32_t n)
+{
+    int32_t weight = cpumask_weight(m, s->nwords);
+    n %= weight;
+    for (int32_t w = 0; w < s->nwords; w++) {
+        int32_t here = __builtin_popcountll(m->bits[w]);
+        if (n >= here) {
+            n -= here;
+            continue;
+        }
+        uint64_t bits = m->bits[w];
+        while (n--)
+            bits &= bits - 1;
+        return w * 64 + __builtin_ctzll(bits);
+    }
+    return 0;
+}
+
+/* The affinity of a process's unpinned tasks: all CPUs, or its "cpus" list. */
+static int32_t process_mask(ks_sim *s, const wl_process *w)
+{
+    if (w->nr_cpus == 0 || w->pinned)
+        return 0;
+    cpumask *m = &s->masks[s->nr_masks];
+    memset(m, 0, sizeof *m);
+    for (int32_t i = 0; i < w->nr_cpus; i++)
+        cpumask_set(m, s->wl.cpus[w->cpus_off + i]);
+    return s->nr_masks++;
+}
+
+typedef struct task_init {
+    int32_t proc, role, mm, leader, mask, cpu;
+} task_init;
+
+/* A task that exists at t=0, asleep on its initial CPU. */
+static int32_t add_task(ks_sim *s, const wl_process *w, task_init in)
+{
+    int32_t t = s->core.nr_tasks++;
+    sim_task *p = &s->tasks[t];
+    memset(p, 0, sizeof *p);
+    p->tid = SCHED_TID_BASE + t;
+    p->tgid = in.leader >= 0 ? s->tasks[in.leader].tid : p->tid;
+    p->mm = in.mm;
+    p->proc = in.proc;
+    p->role = in.role;
+    p->policy = w->kind == WL_PERIODIC_RT ? KS_SCHED_FIFO : KS_SCHED_NORMAL;
+    p->prio = w->kind == WL_PERIODIC_RT ? 99 - w->rt_priority : SCHED_NORMAL_PRIO;
+    p->state = KS_TASK_SLEEPING;
+    p->cpu = in.cpu;
+    p->mask = in.mask;
+    p->nr_cpus_allowed = cpumask_weight(&s->masks[in.mask], s->nwords);
+    p->rq_next = p->rq_prev = -1;
+    p->flags = w->rseq ? TF_RSEQ : 0;
+    p->parent = -1;
+    memcpy(p->comm, w->comm, KS_COMM_LEN);
+    return t;
+}
+
+/* Thread i of a pinned intermittent process: CPU cpus[i], or CPU i (core i's first
+ * hardware thread on the presets' thread-major numbering). */
+static int32_t pinned_cpu(const ks_sim *s, const wl_process *w, int32_t i)
+{
+    return w->nr_cpus ? s->wl.cpus[w->cpus_off + i] : i;
+}
+
+int32_t driver_setup(ks_sim *s)
+{
+    int32_t spread = 0, mm = 0, order_off = 0, area_off = 0;
+    for (int32_t proc = 0; proc < s->wl.nr_procs; proc++) {
+        const wl_process *w = &s->wl.procs[proc];
+        sim_driver *d = &s->drivers[proc];
+        memset(d, 0, sizeof *d);
+        d->first_task = s->core.nr_tasks;
+        d->mask = process_mask(s, w);
+        d->mm_base = mm;
+        const cpumask *m = &s->masks[d->mask];
+        int32_t groups = w->kind == WL_PIPE_PAIRS ? w->groups : 1;
+        int32_t per_group = w->kind == WL_PIPE_PAIRS ? 2 * w->pairs
+                          : w->kind == WL_FORK_CHURN ? 1 : w->threads;
+        for (int32_t g = 0; g < groups; g++, mm++) {
+            int32_t leader = -1;
+            for (int32_t i = 0; i < per_group; i++) {
+                task_init in = { .proc = proc, .role = i, .mm = mm, .leader = leader,
+                                 .mask = d->mask };
+                if (w->pinned) {
+                    in.cpu = pinned_cpu(s, w, i);
+                    in.mask = 1 + in.cpu;
+                } else {
+                    in.cpu = nth_cpu(s, m, spread++);
+                }
+                int32_t t = add_task(s, w, in);
+                if (leader < 0)
+                    leader = t;
+            }
+        }
+        if (w->kind == WL_FORK_CHURN)
+            mm += w->children;
+        d->nr_initial = s->core.nr_tasks - d->first_task;
+        d->timer_cpu = s->tasks[d->first_task].cpu;
+        if (w->kind == WL_INTERMITTENT) {
+            d->order_off = order_off;
+            for (int32_t i = 0; i < d->nr_initial; i++)
+                s->order[order_off + i] = d->first_task + i;
+            order_off += d->nr_initial;
+            d->area_off = area_off;
+            for (int32_t i = 0; i < s->nr_cpus; i++)
+                s->area_obj[area_off + i] = -1;
+            area_off += s->nr_cpus;
+        }
+    }
+    return KS_OK;
+}
+
+void driver_arm_starts(ks_sim *s)
+{
+    for (int32_t proc = 0; proc < s->wl.nr_procs; proc++) {
+        const wl_process *w = &s->wl.procs[proc];
+        const sim_driver *d = &s->drivers[proc];
+        if (w->kind == WL_PERIODIC_RT) {
+            for (int32_t i = 0; i < d->nr_initial; i++)
+                timer_arm(s, s->slot_task0 + d->first_task + i, w->start_ns);
+        } else {
+            timer_arm(s, s->slot_driver0 + proc, w->start_ns);
+        }
+    }
+}
+
+/* ---- intermittent -------------------------------------------------------------- */
+
+/* Wakes the next thread of the round, drawing a new order when a round begins. */
+static void intermittent_wake_next(ks_sim *s, int32_t proc)
+{
+    sim_driver *d = &s->drivers[proc];
+    if (d->pos == 0)
+        rng_shuffle(&s->core.rng, s->order + d->order_off, d->nr_initial);
+    int32_t t = s->order[d->order_off + d->pos];
+    s->tasks[t].flags |= TF_BURST_PENDING;
+    sched_wake(s, t, d->timer_cpu);
+}
+
+static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost)
+{
+    uint32_t i = s->core.nr_bursts;
+    if (i >= s->bursts_capacity) {
+        uint32_t capacity = s->bursts_capacity ? s->bursts_capacity * 2 : 1024;
+        ks_burst_cost *grown = realloc(s->bursts, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            s->core.oom = 1;
+            return;
+        }
+        s->bursts = grown;
+        s->bursts_capacity = capacity;
+    }
+    const sim_task *p = &s->tasks[task];
+    s->bursts[i] = (ks_burst_cost){ .ts_ns = s->core.now, .tid = p->tid, .cpu = p->cpu,
+                                    .index = index, .cost_ns = cost };
+    s->core.nr_bursts = i + 1;
+    if (s->bursts_valid < i + 1)
+        s->bursts_valid = i + 1;
+}
+
+/* The area of an index, registered on first touch, homed on the toucher's node. */
+static int32_t area_object(ks_sim *s, int32_t task, int32_t index)
+{
+    const wl_process *w = spec_of(s, task);
+    int32_t *obj = &s->area_obj[s->drivers[s->tasks[task].proc].area_off + index];
+    if (*obj < 0) {
+        char name[KS_COMM_LEN + 24];
+        snprintf(name, sizeof name, "%s.area[%d]", w->comm, (int)index);
+        int32_t node = s->cpu_info[s->tasks[task].cpu].node;
+        if (ks_cache_add_object(s->cache, name, (uint32_t)w->area_bytes, node, obj) != KS_OK) {
+            s->core.oom = 1;
+            *obj = -1;
+        }
+    }
+    return *obj;
+}
+
+/* One burst: the load+store sweep of area[index]; its cost becomes the work. */
+static void run_burst(ks_sim *s, int32_t task)
+{
+    sim_task *p = &s->tasks[task];
+    const wl_process *w = spec_of(s, task);
+    p->flags &= ~TF_BURST_PENDING;
+    int32_t index = p->cpu;
+    if (w->index_by_cid) {              /* no cid model (-1): the benchmark's cpu_id fallback */
+        int32_t cid = sched_task_mm_cid(s, task);
+        if (cid >= 0 && cid < s->nr_cpus)
+            index = cid;
+    }
+    int32_t obj = area_object(s, task, index);
+    uint64_t cost = 0;
+    if (obj >= 0) {
+        ks_access_cost load = { 0 }, store = { 0 };
+        uint32_t len = (uint32_t)w->area_bytes;
+        ks_cache_access(s->cache, p->cpu, obj, 0, len, 0, s->core.now, &load);
+        ks_cache_access(s->cache, p->cpu, obj, 0, len, 1, s->core.now + load.ns, &store);
+        sched_note_access(s, &load);
+        sched_note_access(s, &store);
+        cost = load.ns + store.ns;
+    }
+    record_burst(s, task, index, cost);
+    p->work_left = cost ? cost : 1;
+}
+
+static void intermittent_done(ks_sim *s, int32_t task)
+{
+    const wl_process *w = spec_of(s, task);
+    int32_t proc = s->tasks[task].proc;
+    sim_driver *d = &s->drivers[proc];
+    if (++d->pos == d->nr_initial) {
+        d->pos = 0;
+        d->round++;
+    }
+    d->timer_cpu = s->tasks[task].cpu;
+    timer_arm(s, s->slot_driver0 + proc, s->core.now + w->delay_ns);
+    sched_block(s, task);
+}
+
+/* ---- pipe_pairs ------------------------------------------------------------------ */
+
+static void pipe_done(ks_sim *s, int32_t task)
+{
+    sim_task *p = &s->tasks[task];
+    const wl_process *w = spec_of(s, task);
+    int sender = (p->role & 1) == 0;
+    int32_t partner = sender ? task + 1 : task - 1;
+    if (sender && p->counter == w->messages) {          /* the last reply is in */
+        sched_exit(s, task, -1);
+        return;
+    }
+    p->counter++;
+    sched_set_work(s, partner, w->work_ns);
+    sched_wake(s, partner, p->cpu);                     /* write(): the reader wakes */
+    if (!sender && p->counter == w->messages)
+        sched_exit(s, task, -1);
+    else
+        sched_block(s, task);                           /* read(): wait for the other side */
+}
+
+/* ---- fork_churn ------------------------------------------------------------------ */
+
+static void fork_parent_done(ks_sim *s, int32_t task)
+{
+    sim_task *p = &s->tasks[task];
+    const wl_process *w = spec_of(s, task);
+    sim_driver *d = &s->drivers[p->proc];
+    if (d->forked < w->children && d->alive < w->concurrency) {
+        int32_t child = sched_fork(s, task, d->mm_base + 1 + d->forked);
+        d->forked++;
+        if (child >= 0) {
+            s->tasks[child].role = 1;
+            d->alive++;
+            sched_set_work(s, child, w->child_runtime_ns);
+            sched_wake_new(s, child, p->cpu);
+        }
+    }
+    if (d->forked < w->children && d->alive < w->concurrency) {
+        sched_set_work(s, task, w->fork_ns);
+    } else if (d->forked >= w->children && d->alive == 0) {
+        sched_exit(s, task, -1);
+    } else {
+        s->tasks[task].flags |= TF_WAIT_CHILD;           /* wait() */
+        sched_block(s, task);
+    }
+}
+
+static void fork_child_done(ks_sim *s, int32_t task)
+{
+    const wl_process *w = spec_of(s, task);
+    sim_driver *d = &s->drivers[s->tasks[task].proc];
+    d->alive--;
+    int32_t parent = s->tasks[task].parent;
+    int32_t notify = -1;
+    if (parent >= 0 && (s->tasks[parent].flags & TF_WAIT_CHILD) &&
+        s->tasks[parent].state == KS_TASK_SLEEPING) {
+        s->tasks[parent].flags &= ~TF_WAIT_CHILD;
+        sched_set_work(s, parent, w->fork_ns);
+        notify = parent;
+    }
+    sched_exit(s, task, notify);
+}
+
+/* ---- entry points from the scheduler ------------------------------------------------ */
+
+void driver_timer(ks_sim *s, int32_t proc)
+{
+    const wl_process *w = &s->wl.procs[proc];
+    const sim_driver *d = &s->drivers[proc];
+    switch (w->kind) {
+    case WL_INTERMITTENT:
+        intermittent_wake_next(s, proc);
+        break;
+    case WL_PIPE_PAIRS:
+        for (int32_t t = d->first_task; t < d->first_task + d->nr_initial; t += 2) {
+            sched_set_work(s, t, w->work_ns);
+            sched_wake(s, t, s->tasks[t].cpu);
+        }
+        break;
+    case WL_FORK_CHURN:
+        sched_set_work(s, d->first_task, w->fork_ns);
+        sched_wake(s, d->first_task, s->tasks[d->first_task].cpu);
+        break;
+    default:
+        break;
+    }
+}
+
+void driver_task_timer(ks_sim *s, int32_t task)
+{
+    sim_task *p = &s->tasks[task];
+    const wl_process *w = spec_of(s, task);
+    if (w->kind != WL_PERIODIC_RT || p->state == KS_TASK_DEAD)
+        return;
+    p->counter++;
+    if (p->state == KS_TASK_SLEEPING) {                 /* else: overrun, skip this period */
+        sched_set_work(s, task, w->runtime_ns);
+        sched_wake(s, task, p->cpu);
+    }
+    timer_arm(s, s->slot_task0 + task, w->start_ns + (uint64_t)p->counter * w->period_ns);
+}
+
+void driver_work_done(ks_sim *s, int32_t task)
+{
+    const wl_process *w = spec_of(s, task);
+    switch (w->kind) {
+    case WL_INTERMITTENT:
+        intermittent_done(s, task);
+        break;
+    case WL_PIPE_PAIRS:
+        pipe_done(s, task);
+        break;
+    case WL_FORK_CHURN:
+        if (s->tasks[task].role == 0)
+            fork_parent_done(s, task);
+        else
+            fork_child_done(s, task);
+        break;
+    case WL_PERIODIC_RT:
+    default:
+        sched_block(s, task);
+        break;
+    }
+}
+
+void driver_switch_in(ks_sim *s, int32_t task)
+{
+    if (s->tasks[task].flags & TF_BURST_PENDING)
+        run_burst(s, task);
+}

@@ -1,0 +1,152 @@
+/* src/sched/workload.c: the workload JSON schema and its error messages. */
+#include <string.h>
+
+#include "check.h"
+#include "sim_test_util.h"
+
+/* Builds a simulation on classroom-8 expecting a parse error at line:column in field. */
+static void expect_error(const char *json, int32_t line, int32_t column, const char *field,
+                         const char *words)
+{
+    test_sim t = test_sim_new("classroom-8", json, 1, NULL);
+    CHECK_EQ_INT(t.status, KS_ERR_PARSE);
+    CHECK(t.sim == NULL);
+    CHECK_EQ_INT(t.err.line, line);
+    CHECK_EQ_INT(t.err.column_or_field, column);
+    CHECK_EQ_STR(t.err.field, field);
+    if (!strstr(t.err.message, words))
+        printf("    message was: %s\n", t.err.message);
+    CHECK(strstr(t.err.message, words) != NULL);
+    test_sim_free(&t);
+}
+
+static void unknown_kind_and_fields_are_named(void)
+{
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10,\n"
+                 " \"processes\": [{\"kind\": \"batch\", \"comm\": \"a\"}]}",
+                 2, 25, "processes[0].kind", "unknown kind \"batch\"");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"thread\": 4}]}",
+                 2, 41, "processes[0].thread", "unknown field \"thread\"");
+    expect_error("{\"name\": \"x\", \"duraton_ms\": 10, \"processes\": []}", 1, 15, "duraton_ms",
+                 "unknown field");
+}
+
+static void missing_and_invalid_fields_are_named(void)
+{
+    const char *missing =
+        "{\n"
+        "  \"name\": \"x\",\n"
+        "  \"duration_ms\": 10,\n"
+        "  \"processes\": [\n"
+        "    { \"kind\": \"fork_churn\", \"comm\": \"f\", \"children\": 4, \"concurrency\": 2 },\n"
+        "    { \"kind\": \"periodic_rt\", \"comm\": \"rt\",\n"
+        "      \"prio\": 50, \"period_us\": 1000, \"runtime_us\": 100 }\n"
+        "  ]\n"
+        "}\n";
+    expect_error(missing, 5, 5, "processes[0].child_runtime_us", "missing required field");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"periodic_rt\", \"comm\": \"rt\", \"threads\": \"8\"}]}",
+                 2, 52, "processes[0].threads", "expected a number, got a string");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"pipe_pairs\", \"comm\": \"h\", \"groups\": 1.5}]}",
+                 2, 49, "processes[0].groups", "expected an integer");
+    expect_error("{\"name\": \"x\", \"processes\": []}", 1, 1, "duration_ms", "missing required");
+    expect_error("[1, 2]", 1, 1, "", "expected an object, got an array");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": []}", 1, 47, "processes",
+                 "1 to 64 processes");
+}
+
+static void out_of_range_values_and_cpus_are_named(void)
+{
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"periodic_rt\", \"comm\": \"rt\", \"threads\": 2, \"prio\": 120,\n"
+                 "   \"period_us\": 1000, \"runtime_us\": 10}]}",
+                 2, 63, "processes[0].prio", "between 1 and 99, got 120");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"periodic_rt\", \"comm\": \"rt\", \"threads\": 2, \"prio\": 10,\n"
+                 "   \"period_us\": 1000, \"runtime_us\": 2000}]}",
+                 3, 37, "processes[0].runtime_us", "between");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"placement\": \"free\",\n"
+                 "   \"threads\": 2, \"cpus\": [0, 1, 99]}]}",
+                 3, 33, "processes[0].cpus[2]", "cpu 99 is not in the topology (CPUs 0-7)");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 9}]}",
+                 2, 52, "processes[0].threads", "a CPU per thread");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 3, \"cpus\": [1, 2]}]}",
+                 2, 63, "processes[0].cpus", "2 CPUs for 3 threads");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1, \"index_by\": \"cid\"}]}",
+                 2, 67, "processes[0].index_by", "expected \"cpu\", \"mm_cid\"");
+}
+
+static void syntax_errors_name_line_and_path(void)
+{
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1},\n"
+                 "  {\"kind\": \"intermittent\" \"comm\": \"b\"}\n"
+                 "]}",
+                 3, 27, "processes[1]", "expected ','");
+}
+
+static void unknown_algorithm_is_refused(void)
+{
+    test_sim t = test_sim_new("classroom-8",
+                              "{\"name\": \"x\", \"duration_ms\": 1, \"processes\": "
+                              "[{\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1}]}",
+                              1, "no_such_algo:v1");
+    CHECK_EQ_INT(t.status, KS_ERR_NOT_FOUND);
+    CHECK_EQ_STR(t.err.field, "algo");
+    test_sim_free(&t);
+}
+
+static void defaults_apply_and_comm_is_cut(void)
+{
+    test_sim t = test_sim_new("classroom-8",
+                              "{\"name\": \"x\", \"duration_ms\": 1, \"processes\": "
+                              "[{\"kind\": \"intermittent\", \"comm\": \"a-very-long-command-name\", "
+                              "\"cpus\": [5, 6]}]}",
+                              1, NULL);
+    CHECK_EQ_INT(t.status, KS_OK);
+    const ks_sim_frame *f = ks_sim_frame_get(t.sim);
+    CHECK_EQ_INT(f->nr_tasks, 2);          /* threads defaults to len(cpus) */
+    const ks_sim_task *tasks = (const ks_sim_task *)((const char *)f + f->tasks_off);
+    CHECK_EQ_STR(tasks[0].comm, "a-very-long-com");
+    CHECK_EQ_INT(tasks[0].cpu, 5);
+    CHECK_EQ_INT(tasks[1].cpu, 6);
+    CHECK_EQ_INT(tasks[0].nr_cpus_allowed, 1);
+    test_sim_free(&t);
+}
+
+static void shipped_examples_parse(void)
+{
+    static const char *const files[] = { "seed000-8core-200ms.json", "rt-periodic.json",
+                                         "hackbench-2g.json", "fork-churn.json" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *json = read_workload_file(files[i]);
+        CHECK(json != NULL);
+        if (!json) {
+            printf("    cannot read workloads/%s\n", files[i]);
+            continue;
+        }
+        test_sim t = test_sim_new("epyc-9654-2s", json, 1, NULL);
+        if (t.status != KS_OK)
+            printf("    %s: line %d: %s: %s\n", files[i], t.err.line, t.err.field, t.err.message);
+        CHECK_EQ_INT(t.status, KS_OK);
+        test_sim_free(&t);
+        free(json);
+    }
+}
+
+const test_case workload_tests[] = {
+    { "workload: unknown kind and fields are named", unknown_kind_and_fields_are_named },
+    { "workload: missing and invalid fields are named", missing_and_invalid_fields_are_named },
+    { "workload: out-of-range values and cpus are named", out_of_range_values_and_cpus_are_named },
+    { "workload: syntax errors name line and path", syntax_errors_name_line_and_path },
+    { "workload: unknown algorithm is refused", unknown_algorithm_is_refused },
+    { "workload: defaults apply and comm is cut", defaults_apply_and_comm_is_cut },
+    { "workload: shipped examples parse", shipped_examples_parse },
+    { 0 },
+};
