@@ -40,3 +40,68 @@ def topology_table(topo: dict[str, Any]) -> str:
         cpus = cpulist([c["cpu"] for c in members])
         lines.append(f"  {llc:>3}  {first['node']:>4}  {first['socket']:>6}  {cpus}")
     return "\n".join(lines)
+
+
+def _ms(ns: int | float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e6:.3f} ms"
+
+
+def sim_summary(doc: dict[str, Any]) -> str:
+    """A few lines about a run: what ran, how many events of which kind, CPU and cache use."""
+    by_type = ", ".join(f"{name} {n}" for name, n in doc["events_by_type"].items() if n)
+    cpus = doc["cpus"]
+    busy = [c["busy_pct"] for c in cpus]
+    mean_busy = sum(busy) / len(busy) if busy else 0.0
+    cache, bursts = doc["cache"], doc["bursts"]
+    lines_from = ", ".join(f"{src} {n}" for src, n in cache["lines_from"].items() if n) or "none"
+    lines = [
+        f"{doc['workload']} on {doc['preset']} (algo {doc['algo']}, seed {doc['seed']}): "
+        f"{doc['events']} events in {_ms(doc['now_ns'])} simulated",
+        f"  events: {by_type or 'none'}",
+        f"  hash:   {doc['event_stream_hash'] or 'not computed (--no-hash)'}",
+        f"  cpus:   {len(cpus)}, busy mean {mean_busy:.2f}%, max {max(busy, default=0.0):.2f}%",
+        f"  cache:  access {_ms(cache['access_ns'])}, lines from {lines_from}, "
+        f"HITM local {cache['local_hitm']} remote {cache['remote_hitm']}",
+    ]
+    if bursts["count"]:
+        lines.append(f"  bursts: {bursts['count']}, mean {bursts['mean_ns'] / 1e3:.3f} us, "
+                     f"p50 {bursts['p50_ns'] / 1e3:.3f} us, p95 {bursts['p95_ns'] / 1e3:.3f} us")
+    if "export" in doc:
+        lines.append(f"  export: {doc['export']['file']} ({doc['export']['bytes']} bytes of ftrace text)")
+    return "\n".join(lines)
+
+
+def decode_summary(doc: dict[str, Any]) -> str:
+    """Format, counts by type and the first malformed line of a decoded trace."""
+    by_type = ", ".join(f"{name} {n}" for name, n in doc["by_type"].items())
+    lines = [
+        f"{doc['file']}: {doc['format']} text, {doc['events']} events in {doc['lines']} lines"
+        f" ({doc['nr_cpus']} cpus)",
+        f"  events: {by_type or 'none'}",
+        f"  malformed lines: {doc['malformed_lines']}",
+    ]
+    err = doc["first_error"]
+    if err:
+        lines.append(f"  first: line {err['line']}, column {err['column']} ({err['field']}): {err['message']}")
+    return "\n".join(lines)
+
+
+def bench_report(doc: dict[str, Any]) -> str:
+    """The benchmark's figures next to its targets."""
+    if "native_events_per_s" in doc:
+        targets = doc["targets"]
+        return "\n".join([
+            f"bench core: {doc['events']} events of {doc['workload']} on {doc['preset']} (best of {doc['repeat']})",
+            f"  native {doc['native_events_per_s'] / 1e6:.2f} M events/s "
+            f"(target >= {targets['native_events_per_s'] / 1e6:.0f} M)",
+            f"  wasm   {doc['wasm_events_per_s'] / 1e6:.2f} M events/s, "
+            f"{doc['wasm_over_native_time']:.2f}x native time (target <= {targets['wasm_over_native_time']}x)",
+            f"  event stream hash {doc['event_stream_hash']}",
+        ])
+    return "\n".join([
+        f"bench frame: {doc['frames']} frames of {doc['workload']} on {doc['preset']} "
+        f"({doc['cpus']} cpus, {doc['tasks']} tasks), tick {doc['tick_ns'] / 1e6:g} ms simulated, "
+        f"{doc['events_per_frame_mean']} events/frame",
+        f"  p50 {doc['p50_ms']} ms  p95 {doc['p95_ms']} ms (target <= {doc['target_p95_ms']})  "
+        f"max {doc['max_ms']} ms; frame_get + read p95 {doc['frame_read_p95_ms']} ms",
+    ])

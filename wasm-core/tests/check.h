@@ -58,5 +58,6 @@ extern const test_case sim_core_tests[];
 extern const test_case sim_snapshot_tests[];
 extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];
+extern const test_case mm_cid_tests[];
 
 #endif

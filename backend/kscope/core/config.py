@@ -17,6 +17,10 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     core_lib: Path = REPO_ROOT / "wasm-core" / "build" / "native" / "libkscope.so"
+    # The browser's wasm module (the .wasm beside it), run under Node by the benchmarks
+    # and the native/wasm cross-check.
+    wasm_module: Path = REPO_ROOT / "wasm-core" / "build" / "wasm" / "kscope_core.mjs"
+    node: str = "node"  # the Node.js executable (a name on PATH or a path)
     frontend_dist: Path = REPO_ROOT / "frontend" / "dist"
 
 

@@ -1,8 +1,12 @@
-"""The ctypes binding to libkscope.so: the only module that touches ctypes.
+"""The ctypes loader of libkscope.so: signatures, statuses, and the one door for errors.
 
-Mirrors the public headers wasm-core/include/kscope/{status,topology}.h. Every C
-status goes through `check()`, which raises `KscopeCoreError` with the core's own
-message; callers never see a raw status code or a ctypes object.
+`kscope.native` is the only package that touches ctypes: this module loads the
+library and declares every signature; structs.py mirrors the shared structs;
+machine.py, log.py, sim.py and ftrace.py wrap the handles in small Python
+classes. Every C status goes through `check()`, which raises `KscopeCoreError`
+with the core's own message, and every `ks_parse_error` becomes a `ParseError`
+naming the input, line, column and field; callers outside this package never
+see a raw status code or a ctypes object.
 """
 
 import ctypes
@@ -10,9 +14,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from kscope.core.config import get_settings
+from kscope.native import structs as st
 
 KS_OK = 0
+KS_ERR_INVALID_ARG = 1
 KS_ERR_NOT_FOUND = 2
+KS_ERR_PARSE = 4
+KS_ERR_RANGE = 5
 
 
 class KscopeCoreError(RuntimeError):
@@ -26,6 +34,47 @@ class KscopeCoreError(RuntimeError):
 
 class CoreLibraryMissing(RuntimeError):
     """libkscope.so is not where Settings.core_lib says it is."""
+
+
+class ParseError(ValueError):
+    """Bad user input the core refused, located: source, line, column (or field number), field."""
+
+    kind = "input"
+    position_word = "column"  # what ks_parse_error.column_or_field counts for this input
+
+    def __init__(self, source: str, line: int, column: int, field: str, message: str) -> None:
+        self.source, self.line, self.column, self.field, self.detail = source, line, column, field, message
+        where = [source]
+        if line > 0:
+            where.append(f"line {line}")
+        if column > 0:
+            where.append(f"{self.position_word} {column}")
+        if field:
+            where.append(f'field "{field}"')
+        super().__init__(f"{self.kind} {', '.join(where)}: {message or 'malformed'}")
+
+    @classmethod
+    def from_struct(cls, source: str, err: st.KsParseError) -> "ParseError":
+        """The error a decoder filled in, for the input named `source`."""
+        return cls(source, err.line, err.column_or_field, _text(err.field), _text(err.message))
+
+
+class WorkloadError(ParseError):
+    """A workload JSON the simulator refused (syntax, schema, or an unknown algorithm)."""
+
+    kind = "workload"
+
+
+class TopologyFileError(ParseError):
+    """An lscpu or sysfs topology dump the importers refused (lscpu: columns)."""
+
+    kind = "topology"
+
+
+class SysfsFileError(TopologyFileError):
+    """A flattened sysfs dump the importer refused (field 1 = path, 2 = content)."""
+
+    position_word = "field"
 
 
 class KsCpu(ctypes.Structure):
@@ -62,18 +111,64 @@ assert ctypes.sizeof(KsCpu) == 24, "ks_cpu must be 6 x int32"
 assert ctypes.sizeof(KsTopologySummary) == 36, "ks_topology_summary must be 9 x int32"
 
 _TopologyPtr = ctypes.c_void_p  # opaque ks_topology *
+_Handle = ctypes.c_void_p  # any other opaque handle: ks_sim *, ks_event_log *, ...
+_P = ctypes.POINTER
+_i32, _u32, _u64, _str = ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_char_p
+_HandleOut = _P(_Handle)
 
 _SIGNATURES: dict[str, tuple[list, object]] = {
-    "ks_status_message": ([ctypes.c_int32], ctypes.c_char_p),
-    "ks_version": ([], ctypes.c_char_p),
-    "ks_topology_preset_count": ([], ctypes.c_int32),
-    "ks_topology_preset_name": ([ctypes.c_int32], ctypes.c_char_p),
-    "ks_topology_preset_description": ([ctypes.c_int32], ctypes.c_char_p),
-    "ks_topology_from_preset": ([ctypes.c_char_p, ctypes.POINTER(_TopologyPtr)], ctypes.c_int32),
+    "ks_status_message": ([_i32], _str),
+    "ks_version": ([], _str),
+    # topology.h
+    "ks_topology_preset_count": ([], _i32),
+    "ks_topology_preset_name": ([_i32], _str),
+    "ks_topology_preset_description": ([_i32], _str),
+    "ks_topology_from_preset": ([_str, _P(_TopologyPtr)], _i32),
     "ks_topology_free": ([_TopologyPtr], None),
-    "ks_topology_name": ([_TopologyPtr], ctypes.c_char_p),
-    "ks_topology_summarize": ([_TopologyPtr, ctypes.POINTER(KsTopologySummary)], ctypes.c_int32),
-    "ks_topology_cpus": ([_TopologyPtr], ctypes.POINTER(KsCpu)),
+    "ks_topology_name": ([_TopologyPtr], _str),
+    "ks_topology_summarize": ([_TopologyPtr, _P(KsTopologySummary)], _i32),
+    "ks_topology_cpus": ([_TopologyPtr], _P(KsCpu)),
+    "ks_topology_from_lscpu": ([ctypes.c_void_p, _i32, _P(_TopologyPtr), _P(st.KsParseError)], _i32),
+    "ks_topology_from_sysfs": ([ctypes.c_void_p, _i32, _P(_TopologyPtr), _P(st.KsParseError)], _i32),
+    # event.h
+    "ks_event_type_name": ([_i32], _str),
+    "ks_event_log_new": ([_HandleOut], _i32),
+    "ks_event_log_free": ([_Handle], None),
+    "ks_event_log_count": ([_Handle], _u32),
+    "ks_event_log_data": ([_Handle], ctypes.c_void_p),
+    "ks_event_log_text": ([_Handle, _u32], _str),
+    # cache.h
+    "ks_cache_default_params": ([_P(st.KsCacheParams)], None),
+    "ks_cache_object_count": ([_Handle], _i32),
+    "ks_cache_object_name": ([_Handle, _i32], _str),
+    "ks_cache_object_lines": ([_Handle, _i32], _u32),
+    "ks_cache_line_stats": ([_Handle, _i32], _P(st.KsLineStats)),
+    # sim.h
+    "ks_sim_new": ([_TopologyPtr, ctypes.c_void_p, _i32, _P(st.KsSimConfig), _HandleOut,
+                    _P(st.KsParseError)], _i32),
+    "ks_sim_free": ([_Handle], None),
+    "ks_sim_step": ([_Handle, _P(st.KsEvent), _P(_i32)], _i32),
+    "ks_sim_run_until": ([_Handle, _P(st.KsRunLimit), _Handle, _P(_u32)], _i32),
+    "ks_sim_seek": ([_Handle, _u64], _i32),
+    "ks_sim_frame_get": ([_Handle], ctypes.c_void_p),
+    "ks_sim_cache": ([_Handle], _Handle),
+    "ks_sim_get_stats": ([_Handle, _P(st.KsSimStats)], _i32),
+    "ks_sim_burst_count": ([_Handle], _u32),
+    "ks_sim_burst_costs": ([_Handle], _P(st.KsBurstCost)),
+    "ks_sim_snapshot_size": ([_Handle], _u32),
+    "ks_sim_snapshot_save": ([_Handle, ctypes.c_void_p, _u32], _i32),
+    "ks_sim_snapshot_restore": ([_Handle, ctypes.c_void_p, _u32], _i32),
+    # ftrace.h
+    "ks_ftrace_decoder_new": ([_HandleOut], _i32),
+    "ks_ftrace_decoder_free": ([_Handle], None),
+    "ks_ftrace_decoder_feed": ([_Handle, ctypes.c_void_p, _i32, _Handle], _i32),
+    "ks_ftrace_decoder_finish": ([_Handle, _Handle], _i32),
+    "ks_ftrace_decoder_stats": ([_Handle, _P(st.KsFtraceStats)], _i32),
+    "ks_ftrace_format_header": ([_u32, _i32, _u32, ctypes.c_void_p, _i32, _P(_i32)], _i32),
+    "ks_ftrace_exporter_new": ([_Handle, _i32, _u32, _HandleOut], _i32),
+    "ks_ftrace_exporter_free": ([_Handle], None),
+    "ks_ftrace_exporter_read": ([_Handle, ctypes.c_void_p, _i32, _P(_i32)], _i32),
+    "ks_ftrace_exporter_flags": ([_Handle], _u32),
 }
 
 
@@ -94,8 +189,12 @@ def lib() -> ctypes.CDLL:
     return cdll
 
 
-def _text(raw: bytes | None) -> str:
-    return raw.decode("utf-8") if raw is not None else ""
+def text(raw: bytes | None) -> str:
+    """A C string (or NUL-padded char array) from the core as str ("" for NULL)."""
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+_text = text
 
 
 def status_message(status: int) -> str:
@@ -112,6 +211,11 @@ def check(status: int) -> None:
 def version() -> str:
     """The core's version string, e.g. "0.1.0"."""
     return _text(lib().ks_version())
+
+
+def event_type_name(type_id: int) -> str:
+    """The core's tracepoint name of a ks_event_type ("generic" for 0)."""
+    return _text(lib().ks_event_type_name(type_id))
 
 
 def preset_names_and_descriptions() -> list[tuple[str, str]]:

@@ -11,5 +11,6 @@
 #include "kscope/topology.h"
 #include "kscope/event.h"
 #include "kscope/ftrace.h"
+#include "kscope/mm_cid.h"
 
 #endif

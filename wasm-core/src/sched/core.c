@@ -761,6 +761,11 @@ const cpumask *sched_task_cpus_allowed(const ks_sim *sim, int32_t task)
     return task_mask(sim, task);
 }
 
+void *sched_algo_state(const ks_sim *sim, const ks_sched_ops *ops)
+{
+    return sim && sim->ops == ops ? sim->algo : NULL;
+}
+
 void sched_note_access(ks_sim *sim, const ks_access_cost *cost)
 {
     ks_sim_stats *st = &sim->core.stats;

@@ -18,8 +18,11 @@ static const ks_sched_ops none_ops = {
     .name = "none",
 };
 
+extern const ks_sched_ops mm_cid_ops;       /* src/algo/mm_cid.c */
+
 static const ks_sched_ops *const registry[] = {
     &none_ops,
+    &mm_cid_ops,
 };
 
 const ks_sched_ops *sched_ops_find(const char *algo, const char **variant)

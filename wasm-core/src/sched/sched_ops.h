@@ -103,6 +103,10 @@ int32_t sched_task_policy(const ks_sim *sim, int32_t task);
 int32_t sched_task_nr_cpus_allowed(const ks_sim *sim, int32_t task);
 const cpumask *sched_task_cpus_allowed(const ks_sim *sim, int32_t task);
 
+/* The plugged algorithm's state if the simulation runs `ops`, else NULL (for an
+ * algorithm's public view functions, which get only the ks_sim). */
+void *sched_algo_state(const ks_sim *sim, const ks_sched_ops *ops);
+
 /* Adds an access the model made (e.g. to mm->cidmask) to the run's statistics. */
 void sched_note_access(ks_sim *sim, const ks_access_cost *cost);
 

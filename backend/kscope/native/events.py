@@ -1,0 +1,131 @@
+"""The 96-byte ks_event record (wasm-core/include/kscope/event.h) as Python data.
+
+Runs hand events around as raw bytes (records back to back, straight from the
+C log); this module turns them into dicts named after the tracepoints' own
+fields, counts them by type, and hashes a stream the way the C tests do
+(FNV-1a 64 over the whole records), so a hash printed here can be compared with
+one computed in C or in JS.
+"""
+
+import struct
+from collections.abc import Callable, Iterator
+from typing import Any
+
+EVENT_SIZE = 96
+
+# ks_event_type, in enum order (a test checks them against ks_event_type_name).
+EVENT_TYPES = (
+    "generic",
+    "sched_switch",
+    "sched_waking",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "sched_migrate_task",
+    "sched_process_fork",
+    "sched_process_exit",
+    "sched_process_free",
+    "rseq_update",
+)
+TYPE_IDS = {name: i for i, name in enumerate(EVENT_TYPES)}
+
+_HEADER = struct.Struct("<QIiii16s")  # ts_ns type cpu pid tgid comm; payload at byte 40
+_WAKEUP = ("<16siii", ("comm", "pid", "prio", "target_cpu"))
+_EXIT = ("<16siii", ("comm", "pid", "prio", "group_dead"))  # group_dead -1: not recorded
+# Per-type payload: struct format and field names (the tracepoint's), in C order.
+_PAYLOADS: dict[int, tuple[struct.Struct, tuple[str, ...]]] = {
+    type_id: (struct.Struct(fmt), names)
+    for type_id, (fmt, names) in {
+        0: ("<II", ("name_off", "fields_off")),
+        1: ("<16siiq16sii",
+            ("prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio")),
+        2: _WAKEUP,
+        3: _WAKEUP,
+        4: _WAKEUP,
+        5: ("<16siiii", ("comm", "pid", "prio", "orig_cpu", "dest_cpu")),
+        6: ("<16si16si", ("parent_comm", "parent_pid", "child_comm", "child_pid")),
+        7: _EXIT,
+        8: _EXIT,
+        9: ("<iii", ("cpu_id", "node_id", "mm_cid")),
+    }.items()
+}
+
+FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_MASK64 = (1 << 64) - 1
+
+# Resolves a generic record's arena offset to its text (the owning log's).
+TextLookup = Callable[[int], str]
+
+
+def _text(raw: bytes) -> str:
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def decode_event(record: bytes | memoryview, text: TextLookup | None = None) -> dict[str, Any]:
+    """One record as a dict: the common header, and the type's tracepoint fields under "fields".
+
+        {"ts_ns": 0, "type": "sched_wakeup", "cpu": 0, "pid": 0, "tgid": 0, "comm": "swapper/0",
+         "fields": {"comm": "hackbench", "pid": 1000, "prio": 120, "target_cpu": 0}}
+
+    (pid/comm of the header are the current task's; the payload names the task the
+    event is about, as in the kernel's text.) A generic record's fields are its
+    "name" and "text" when `text` can resolve the arena offsets, else the offsets.
+    """
+    ts_ns, type_id, cpu, pid, tgid, comm = _HEADER.unpack_from(record, 0)
+    fields: dict[str, Any] = {}
+    layout = _PAYLOADS.get(type_id)
+    if layout is not None:
+        fmt, names = layout
+        for name, value in zip(names, fmt.unpack_from(record, 40)):
+            fields[name] = _text(value) if isinstance(value, bytes) else value
+    if type_id == 0 and text is not None:
+        fields = {"name": text(fields["name_off"]), "text": text(fields["fields_off"])}
+    return {
+        "ts_ns": ts_ns,
+        "type": EVENT_TYPES[type_id] if type_id < len(EVENT_TYPES) else f"type{type_id}",
+        "cpu": cpu,
+        "pid": pid,
+        "tgid": tgid,
+        "comm": _text(comm),
+        "fields": fields,
+    }
+
+
+def iter_records(data: bytes | memoryview) -> Iterator[memoryview]:
+    """The 96-byte records of a buffer, in order (views, no copies)."""
+    view = memoryview(data)
+    if len(view) % EVENT_SIZE:
+        raise ValueError(f"event buffer of {len(view)} bytes is not a whole number of records")
+    for off in range(0, len(view), EVENT_SIZE):
+        yield view[off : off + EVENT_SIZE]
+
+
+def decode_events(data: bytes | memoryview, text: TextLookup | None = None) -> list[dict[str, Any]]:
+    """Every record of a buffer as a dict (see decode_event)."""
+    return [decode_event(r, text) for r in iter_records(data)]
+
+
+def count_types(data: bytes | memoryview, counts: list[int]) -> None:
+    """Adds each record's type to counts (indexed by ks_event_type; grows if needed)."""
+    types = memoryview(data).cast("I")[2 :: EVENT_SIZE // 4]
+    for type_id in types:
+        if type_id >= len(counts):
+            counts.extend([0] * (type_id + 1 - len(counts)))
+        counts[type_id] += 1
+
+
+def fnv1a64(data: bytes | memoryview, h: int = FNV_OFFSET) -> int:
+    """FNV-1a 64 of data, continuing from h (pass the previous result to chain chunks).
+
+    Pure Python, about 0.1 us per byte: fine for runs of up to a few hundred
+    thousand events; the benchmarks hash their long streams in JS instead.
+    """
+    prime, mask = _FNV_PRIME, _MASK64
+    for byte in bytes(data):
+        h = ((h ^ byte) * prime) & mask
+    return h
+
+
+def hash_hex(h: int) -> str:
+    """A hash as the 16-digit lowercase hex the JSON documents print."""
+    return f"{h:016x}"

@@ -1,0 +1,53 @@
+"""A live ks_event_log: the sink simulations and decoders append records to."""
+
+import ctypes
+from typing import Any
+
+from kscope.native import core, events
+
+
+class EventLog:
+    """An owned ks_event_log *: records back to back + the text arena of generic ones."""
+
+    def __init__(self) -> None:
+        self._handle = ctypes.c_void_p()
+        core.check(core.lib().ks_event_log_new(ctypes.byref(self._handle)))
+
+    @property
+    def handle(self) -> ctypes.c_void_p:
+        """The raw handle, for the other native wrappers."""
+        if not self._handle:
+            raise ValueError("event log is closed")
+        return self._handle
+
+    def __len__(self) -> int:
+        return core.lib().ks_event_log_count(self.handle)
+
+    def raw(self, start: int = 0, stop: int | None = None) -> bytes:
+        """Records [start, stop) as bytes (a copy, 96 bytes per record)."""
+        n = len(self)
+        stop = n if stop is None else min(stop, n)
+        if start >= stop:
+            return b""
+        base = core.lib().ks_event_log_data(self.handle)
+        return ctypes.string_at(base + start * events.EVENT_SIZE, (stop - start) * events.EVENT_SIZE)
+
+    def text(self, offset: int) -> str:
+        """The arena text at a generic record's name_off/fields_off."""
+        return core.text(core.lib().ks_event_log_text(self.handle, offset))
+
+    def decode(self, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        """Records [start, stop) as dicts, generic ones with their name and fields text."""
+        return events.decode_events(self.raw(start, stop), self.text)
+
+    def close(self) -> None:
+        """Frees the log (idempotent)."""
+        if self._handle:
+            core.lib().ks_event_log_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __enter__(self) -> "EventLog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,146 @@
+"""ctypes mirrors of the C core's shared structs (wasm-core/include/kscope/*.h).
+
+Fixed-width fields only, in header order. Each size is asserted against the C
+side's `_Static_assert` (or, where the header has none, against the layout the
+header documents), so a changed header fails at import, not with corrupt data.
+`ks_sim_config` is the one struct with a pointer (`algo`): it is built here for
+the native ABI only and never crosses to JS.
+"""
+
+import ctypes
+
+KS_COMM_LEN = 16
+KS_EV_TYPE_COUNT = 10  # ks_event_type: generic .. rseq_update
+KS_SRC_COUNT = 8  # ks_cache_source: l1 .. dram_remote
+EVENT_SIZE = 96
+
+_i32 = ctypes.c_int32
+_u32 = ctypes.c_uint32
+_u64 = ctypes.c_uint64
+
+
+class KsEvent(ctypes.Structure):
+    """struct ks_event: header (40 bytes) + per-type payload (56 bytes, see events.py)."""
+
+    _fields_ = [
+        ("ts_ns", _u64),
+        ("type", _u32),
+        ("cpu", _i32),
+        ("pid", _i32),
+        ("tgid", _i32),
+        ("comm", ctypes.c_char * KS_COMM_LEN),
+        ("raw", ctypes.c_uint8 * 56),
+    ]
+
+
+class KsSimCpu(ctypes.Structure):
+    """struct ks_sim_cpu: one CPU of a frame."""
+
+    _fields_ = [("cpu", _i32), ("curr_tid", _i32), ("nr_running", _i32), ("rq_offset", _i32),
+                ("busy_ns", _u64)]
+
+
+class KsSimTask(ctypes.Structure):
+    """struct ks_sim_task: one task of a frame."""
+
+    _fields_ = [
+        ("tid", _i32), ("tgid", _i32), ("cpu", _i32), ("state", _i32), ("policy", _i32),
+        ("prio", _i32), ("nr_cpus_allowed", _i32), ("mm_cid", _i32),
+        ("vruntime_ns", _u64), ("sum_exec_ns", _u64), ("comm", ctypes.c_char * KS_COMM_LEN),
+    ]
+
+
+class KsSimFrame(ctypes.Structure):
+    """struct ks_sim_frame: the frame header; arrays follow at the byte offsets it gives."""
+
+    _fields_ = [
+        ("now_ns", _u64), ("step", _u64), ("nr_cpus", _i32), ("nr_tasks", _i32),
+        ("nr_rq_tids", _i32), ("reserved", _i32), ("cpus_off", _u32), ("tasks_off", _u32),
+        ("rq_tids_off", _u32), ("size", _u32),
+    ]
+
+
+class KsSimStats(ctypes.Structure):
+    """struct ks_sim_stats: summary counters since the start (23 x u64)."""
+
+    _fields_ = [
+        ("now_ns", _u64), ("events", _u64), ("events_by_type", _u64 * KS_EV_TYPE_COUNT),
+        ("access_ns", _u64), ("lines_from", _u64 * KS_SRC_COUNT), ("local_hitm", _u64),
+        ("remote_hitm", _u64),
+    ]
+
+
+class KsRunLimit(ctypes.Structure):
+    """struct ks_run_limit: stop conditions of ks_sim_run_until (0 = no limit)."""
+
+    _fields_ = [("until_ns", _u64), ("type_mask", _u32), ("tid", _i32), ("max_events", _u32),
+                ("reserved", _u32)]
+
+
+class KsParseError(ctypes.Structure):
+    """struct ks_parse_error: where a decoder gave up, and why."""
+
+    _fields_ = [("line", _i32), ("column_or_field", _i32), ("field", ctypes.c_char * 32),
+                ("message", ctypes.c_char * 128)]
+
+
+class KsBurstCost(ctypes.Structure):
+    """struct ks_burst_cost: one burst of an intermittent thread and its modelled cost."""
+
+    _fields_ = [("ts_ns", _u64), ("tid", _i32), ("cpu", _i32), ("index", _i32), ("reserved", _i32),
+                ("cost_ns", _u64)]
+
+
+class KsCacheParams(ctypes.Structure):
+    """struct ks_cache_params: eviction by time decay (bytes of other work per us)."""
+
+    _fields_ = [("private_background_bytes_per_us", _i32), ("llc_background_bytes_per_us", _i32),
+                ("track_words", _i32), ("reserved", _i32)]
+
+
+class KsAccessCost(ctypes.Structure):
+    """struct ks_access_cost: the cost of one (multi-line) access."""
+
+    _fields_ = [("cycles", _u64), ("ns", _u64), ("lines", _u32), ("lines_from", _u32 * KS_SRC_COUNT),
+                ("local_hitm", _u32), ("remote_hitm", _u32), ("reserved", _u32)]
+
+
+class KsLineStats(ctypes.Structure):
+    """struct ks_line_stats: perf c2c-style counters of one line or word."""
+
+    _fields_ = [("loads", _u32), ("stores", _u32), ("local_hitm", _u32), ("remote_hitm", _u32)]
+
+
+class KsFtraceStats(ctypes.Structure):
+    """struct ks_ftrace_stats: what the ftrace decoder has seen."""
+
+    _fields_ = [
+        ("lines", _u32), ("events", _u32), ("generic_events", _u32), ("comment_lines", _u32),
+        ("malformed_lines", _u32), ("lost_events", _u32), ("nr_cpus", _i32), ("format", _i32),
+        ("columns", _u32), ("reserved", _u32), ("first_error", KsParseError),
+    ]
+
+
+class KsSimConfig(ctypes.Structure):
+    """struct ks_sim_config (native ABI: the algo pointer is 8 bytes here, 4 in wasm32)."""
+
+    _fields_ = [("seed", _u64), ("algo", ctypes.c_char_p), ("cache", KsCacheParams)]
+
+
+# Sizes the C headers _Static_assert (ks_sim_stats: 23 x u64, as its fields add up).
+SIZES = {
+    KsEvent: EVENT_SIZE,
+    KsSimCpu: 24,
+    KsSimTask: 64,
+    KsSimFrame: 48,
+    KsSimStats: 184,
+    KsRunLimit: 24,
+    KsParseError: 168,
+    KsBurstCost: 32,
+    KsCacheParams: 16,
+    KsAccessCost: 64,
+    KsLineStats: 16,
+    KsFtraceStats: 208,
+}
+for _struct, _size in SIZES.items():
+    assert ctypes.sizeof(_struct) == _size, f"{_struct.__name__}: {ctypes.sizeof(_struct)} != {_size}"
