@@ -1,16 +1,18 @@
 // Vite builds the app into dist/ (the backend serves it); Vitest runs the unit
-// tests beside the code. The C core's Emscripten module lives outside this
-// package (../wasm-core/build/wasm/), so the dev server is allowed to read it.
+// tests beside the code. The C core's Emscripten module and its example
+// workloads live outside this package (../wasm-core/build/wasm/,
+// ../wasm-core/workloads/), so the dev server is allowed to read them.
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
 
 const wasmBuild = fileURLToPath(new URL('../wasm-core/build/wasm/', import.meta.url))
+const workloads = fileURLToPath(new URL('../wasm-core/workloads/', import.meta.url))
 
 export default defineConfig({
   plugins: [react()],
   server: {
-    fs: { allow: ['.', wasmBuild] },
+    fs: { allow: ['.', wasmBuild, workloads] },
   },
   build: {
     // The .wasm must stay a separate file (never a data: URL) so the browser

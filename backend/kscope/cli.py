@@ -208,8 +208,8 @@ def _add_bench_parser(sub: Any) -> None:
     bench.add_argument("--events", type=_positive, default=5_000_000, help="core: events per run (default 5M)")
     bench.add_argument("--repeat", type=_positive, default=3, help="core: runs per side, best counts (default 3)")
     bench.add_argument("--frames", type=_positive, default=500, help="frame: timed frames (default 500)")
-    bench.add_argument("--tick", type=_duration, default=1_000_000, metavar="DURATION",
-                       help="frame: simulated time per frame (default 1ms)")
+    bench.add_argument("--tick", type=_duration, default=100_000, metavar="DURATION",
+                       help="frame: simulated time per frame (default 100us)")
     bench.add_argument("--warmup", type=int, default=10, help="frame: untimed frames first (default 10)")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
     bench.set_defaults(func=cmd_bench)

@@ -61,9 +61,12 @@ def percentile(sorted_values: list[int], pct: float) -> int | None:
     return sorted_values[rank - 1]
 
 
-def burst_summary(bursts: list[dict[str, int]]) -> dict[str, Any]:
-    """Count, mean, p50 and p95 of the bursts' modelled cost (None when there are none)."""
-    costs = sorted(b["cost_ns"] for b in bursts)
+def burst_summary(bursts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Count, mean, p50 and p95 of the measured bursts' modelled cost (None when there are none).
+
+    Warm-ups (a workload's warmup_sweeps) are not measured bursts and are left out.
+    """
+    costs = sorted(b["cost_ns"] for b in bursts if not b.get("warmup"))
     return {
         "count": len(costs),
         "mean_ns": round(sum(costs) / len(costs), 1) if costs else None,

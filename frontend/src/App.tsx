@@ -1,119 +1,12 @@
 /*
- * The page: header with the machine picker, the summary the C core computed,
- * the topology drawing and a side panel (CPU details + legend).
- * State lives in core/ (useAppStore); views get data and callbacks as props.
+ * The app: one page per URL path (core/route.ts): "/" shows the machine's
+ * topology, "/simulate" a modelled run on it. Each page owns its store.
  */
-import { useMemo } from 'react'
-import { plural } from './core/cpulist'
-import { topologyFor, useKscopeCore } from './core/machine'
-import { useAppStore } from './core/store'
-import type { PresetInfo, TopologySummary } from './core/types'
-import { TopologyView } from './views/topology'
-import { CpuPanel } from './views/topology/CpuPanel'
-import { Legend } from './views/topology/Legend'
+import { useRoute } from './core/route'
+import { SimulatePage } from './pages/SimulatePage'
+import { TopologyPage } from './pages/TopologyPage'
 
 export default function App() {
-  const core = useKscopeCore()
-  const { state, actions } = useAppStore()
-  const result = useMemo(
-    () => (core.status === 'ready' ? topologyFor(core.core, state.preset) : null),
-    [core, state.preset],
-  )
-  const presets = core.status === 'ready' ? core.presets : []
-
-  return (
-    <div className="app">
-      <header className="app-header">
-        <div className="brand">
-          <h1>kscope</h1>
-          <p className="subtitle">Linux kernel scheduling on many-core machines, made visible</p>
-        </div>
-        <PresetPicker presets={presets} value={state.preset} onSelect={actions.selectPreset} disabled={core.status !== 'ready'} />
-      </header>
-
-      {core.status === 'loading' && (
-        <p className="status" role="status" data-testid="loading">
-          Loading the C core (WebAssembly)…
-        </p>
-      )}
-      {core.status === 'error' && (
-        <ErrorPanel title="The C core (WebAssembly) failed to load" message={core.message} />
-      )}
-      {result?.error && (
-        <ErrorPanel
-          title={`No machine called "${state.preset}"`}
-          message={`${result.error}. Pick a machine from the list above.`}
-        />
-      )}
-
-      {result?.topology && (
-        <>
-          <p className="summary" data-testid="summary">
-            <Summary summary={result.topology.summary} />
-            <span className="provenance" title={core.status === 'ready' ? `kscope core ${core.version}` : undefined}>
-              {' '}— computed by the C core (wasm)
-            </span>
-          </p>
-          <main className="workspace">
-            <figure className="topology-figure" aria-label="Machine topology">
-              <TopologyView topology={result.topology} focusedCpu={state.focusedCpu} onFocusCpu={actions.focusCpu} />
-            </figure>
-            <aside className="side">
-              <CpuPanel topology={result.topology} cpu={state.focusedCpu} />
-              <Legend />
-            </aside>
-          </main>
-        </>
-      )}
-    </div>
-  )
-}
-
-function PresetPicker(props: { presets: PresetInfo[]; value: string; onSelect: (name: string) => void; disabled: boolean }) {
-  const known = props.presets.some((p) => p.name === props.value)
-  const current = props.presets.find((p) => p.name === props.value)
-  return (
-    <label className="preset-picker">
-      <span>Machine</span>
-      <select
-        data-testid="preset-select"
-        value={known || props.disabled ? props.value : ''}
-        onChange={(e) => props.onSelect(e.target.value)}
-        disabled={props.disabled}
-        title={current?.description}
-      >
-        {props.disabled && <option value={props.value}>{props.value}</option>}
-        {!known && !props.disabled && (
-          <option value="" disabled>
-            Choose a machine…
-          </option>
-        )}
-        {props.presets.map((p) => (
-          <option key={p.name} value={p.name}>
-            {p.name} — {p.description}
-          </option>
-        ))}
-      </select>
-    </label>
-  )
-}
-
-function Summary({ summary: s }: { summary: TopologySummary }) {
-  const parts = [
-    plural(s.cpus, 'CPU'),
-    plural(s.cores, 'core'),
-    `${s.llcs} L3`,
-    plural(s.nodes, 'NUMA node'),
-    plural(s.sockets, 'socket'),
-  ]
-  return <span>{parts.join(' · ')}</span>
-}
-
-function ErrorPanel({ title, message }: { title: string; message: string }) {
-  return (
-    <div className="error-panel" role="alert" data-testid="error">
-      <h2>{title}</h2>
-      <p>{message}</p>
-    </div>
-  )
+  const { page, navigate } = useRoute()
+  return <div className="app">{page === 'simulate' ? <SimulatePage navigate={navigate} /> : <TopologyPage navigate={navigate} />}</div>
 }

@@ -240,6 +240,33 @@ static void fork_exit_and_rt_preemption_are_recorded(void)
     test_sim_free(&t);
 }
 
+/* A playback frame's advance: the tail buffer holds exactly the log's last events. */
+static void run_until_tail_keeps_the_last_events(void)
+{
+    test_sim logged = test_sim_new("classroom-8", mixed, 5, NULL);
+    test_sim tailed = test_sim_new("classroom-8", mixed, 5, NULL);
+    ks_event_log *log = NULL;
+    CHECK_EQ_INT(ks_event_log_new(&log), KS_OK);
+    ks_event tail[7];
+    const uint32_t runs[] = { 3, 7, 100, 1000 };        /* fewer, as many as, more than cap */
+    for (uint32_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        ks_run_limit limit = { .max_events = runs[r] };
+        uint32_t n_log = 0, n_tail = 0;
+        uint32_t before = ks_event_log_count(log);
+        CHECK_EQ_INT(ks_sim_run_until(logged.sim, &limit, log, &n_log), KS_OK);
+        CHECK_EQ_INT(ks_sim_run_until_tail(tailed.sim, &limit, tail, 7, &n_tail), KS_OK);
+        CHECK_EQ_INT(n_tail, n_log);
+        uint32_t kept = n_tail < 7 ? n_tail : 7;
+        const ks_event *evs = ks_event_log_data(log) + before + n_log - kept;
+        CHECK(memcmp(tail, evs, kept * sizeof *tail) == 0);
+    }
+    CHECK_EQ_INT(ks_sim_run_until_tail(tailed.sim, &(ks_run_limit){ .max_events = 1 }, NULL, 4, NULL),
+                 KS_ERR_INVALID_ARG);
+    ks_event_log_free(log);
+    test_sim_free(&logged);
+    test_sim_free(&tailed);
+}
+
 static void run_until_stops_where_told(void)
 {
     test_sim t = test_sim_new("classroom-8", mixed, 5, NULL);
@@ -470,15 +497,151 @@ static void hooks_are_called_where_the_kernel_would(void)
     test_sim_free(&t);
 }
 
+
+/* librseq's basic_percpu_benchmark pacing ("order": "fixed"): one warm-up per thread,
+ * started position x delay after the start; the same order every round; each thread's
+ * next burst threads x delay after its last one ends; all exit after `loops`. */
+static const char librseq6[] =
+    "{\"name\": \"librseq\", \"duration_ms\": 2000, \"processes\": [{\"kind\": \"intermittent\","
+    " \"comm\": \"bench\", \"cpus\": [0, 8, 16, 24, 32, 40], \"delay_ms\": 10,"
+    " \"order\": \"fixed\", \"warmup_sweeps\": 100, \"loops\": 4}]}";
+
+/* The tids of the measured bursts in start order (n of them). */
+static int measured_tids(const ks_sim *sim, int32_t *tids, int cap)
+{
+    const ks_burst_cost *b = ks_sim_burst_costs(sim);
+    int n = 0;
+    for (uint32_t i = 0; i < ks_sim_burst_count(sim) && n < cap; i++)
+        if (!(b[i].flags & KS_BURST_WARMUP))
+            tids[n++] = b[i].tid;
+    return n;
+}
+
+static void intermittent_fixed_follows_librseq(void)
+{
+    test_sim t = test_sim_new("epyc-9654-2s", librseq6, 3, NULL);
+    CHECK_EQ_INT(t.status, KS_OK);
+    run_and_hash(t.sim, 0, NULL);
+    const ks_sim_frame *f = ks_sim_frame_get(t.sim);
+    CHECK(f->now_ns < 2000000000ull);                   /* ended on its own */
+    const ks_sim_task *tasks = (const ks_sim_task *)((const char *)f + f->tasks_off);
+    for (int32_t i = 0; i < f->nr_tasks; i++)
+        CHECK_EQ_INT(tasks[i].state, KS_TASK_DEAD);     /* the exit rendezvous let all go */
+
+    uint32_t n = ks_sim_burst_count(t.sim);
+    const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
+    CHECK_EQ_INT(n, 6 + 6 * 4);
+    int warmups = 0, warmup_order[6], measured_after[6] = { 0 };
+    uint64_t last_end[6] = { 0 };
+    for (uint32_t i = 0; i < n; i++) {
+        int thread = b[i].tid - 1000;
+        CHECK_EQ_INT(b[i].index, b[i].cpu);             /* "none": cpu_id indexing */
+        if (b[i].flags & KS_BURST_WARMUP) {
+            CHECK_EQ_INT(measured_after[thread], 0);    /* before its measured bursts */
+            /* position k starts k x 10 ms after the start rendezvous (1 ns) */
+            CHECK_EQ_INT(b[i].ts_ns, 1 + (uint64_t)warmups * 10000000ull);
+            warmup_order[warmups++] = b[i].tid;
+            last_end[thread] = b[i].ts_ns + b[i].cost_ns;
+            continue;
+        }
+        if (measured_after[thread] == 0) {              /* right after the warm-up */
+            CHECK_EQ_INT(b[i].ts_ns, last_end[thread]);
+            /* sweeps 2..100 cost what the hot first measured sweep costs; sweep 1 more */
+            const ks_burst_cost *w = &b[i - 1];
+            CHECK(w->tid == b[i].tid && (w->flags & KS_BURST_WARMUP));
+            CHECK(w->cost_ns > 100 * b[i].cost_ns);
+        } else {                                        /* poll(delay x nr_threads) */
+            CHECK_EQ_INT(b[i].ts_ns, last_end[thread] + 6 * 10000000ull);
+        }
+        measured_after[thread]++;
+        last_end[thread] = b[i].ts_ns + b[i].cost_ns;
+    }
+    CHECK_EQ_INT(warmups, 6);
+    int32_t tids[64];
+    CHECK_EQ_INT(measured_tids(t.sim, tids, 64), 24);
+    for (int i = 0; i < 24; i++)                        /* one order, every round */
+        CHECK_EQ_INT(tids[i], warmup_order[i % 6]);
+    test_sim_free(&t);
+
+    /* The order is drawn from the seed: some other seed gives another one. */
+    int differs = 0;
+    for (uint64_t seed = 4; seed < 8 && !differs; seed++) {
+        test_sim u = test_sim_new("epyc-9654-2s", librseq6, seed, NULL);
+        run_and_hash(u.sim, 0, NULL);
+        int32_t other[64];
+        measured_tids(u.sim, other, 64);
+        differs = memcmp(other, tids, 6 * sizeof *tids) != 0;
+        test_sim_free(&u);
+    }
+    CHECK(differs);
+}
+
+/* Until the last thread is done, finished threads spin: they stay on their CPU with
+ * their cid (6.13 here), so the mm keeps threads >= CPUs as librseq intends. */
+static void intermittent_fixed_spinners_keep_running(void)
+{
+    test_sim t = test_sim_new("epyc-9654-2s", librseq6, 3, "mm_cid:v6.13");
+    CHECK_EQ_INT(t.status, KS_OK);
+    int max_running = 0, min_running_late = 99;
+    ks_event ev;
+    int32_t produced;
+    uint32_t measured = 0;
+    while (ks_sim_step(t.sim, &ev, &produced) == KS_OK && produced) {
+        const ks_sim_frame *f = ks_sim_frame_get(t.sim);
+        const ks_sim_task *tasks = (const ks_sim_task *)((const char *)f + f->tasks_off);
+        int running = 0;
+        for (int32_t i = 0; i < f->nr_tasks; i++)
+            running += tasks[i].state == KS_TASK_RUNNING && tasks[i].mm_cid >= 0;
+        if (running > max_running)
+            max_running = running;
+        measured = ks_sim_burst_count(t.sim);
+        if (measured > 6 + 3 * 6 + 1 && measured < 6 + 4 * 6 && running < min_running_late)
+            min_running_late = running;                 /* the last round: spinners run */
+    }
+    CHECK_EQ_INT(max_running, 6);                       /* the start rendezvous, and the end */
+    CHECK(min_running_late >= 1);
+    CHECK_EQ_INT(measured, 30);
+    test_sim_free(&t);
+}
+
+/* The reshuffle pacing with a warm-up and loops: warm-up at each thread's first turn,
+ * then `loops` rounds and the driver stops. */
+static void intermittent_reshuffle_warms_up_and_stops(void)
+{
+    static const char json[] =
+        "{\"name\": \"r\", \"duration_ms\": 1000, \"processes\": [{\"kind\": \"intermittent\","
+        " \"comm\": \"bench\", \"threads\": 4, \"delay_ms\": 10, \"warmup_sweeps\": 3,"
+        " \"loops\": 2}]}";
+    test_sim t = test_sim_new("classroom-8", json, 2, NULL);
+    CHECK_EQ_INT(t.status, KS_OK);
+    run_and_hash(t.sim, 0, NULL);
+    uint32_t n = ks_sim_burst_count(t.sim);
+    const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
+    CHECK_EQ_INT(n, 4 + 4 * 2);
+    int warm = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < 8)      /* the first round: each thread's warm-up, then its burst */
+            CHECK_EQ_INT(!!(b[i].flags & KS_BURST_WARMUP), i % 2 == 0);
+        warm += (b[i].flags & KS_BURST_WARMUP) != 0;
+    }
+    CHECK_EQ_INT(warm, 4);
+    CHECK(ks_sim_frame_get(t.sim)->now_ns < 200000000ull);
+    test_sim_free(&t);
+}
+
 const test_case sim_core_tests[] = {
     { "sim: same seed, same event stream", same_seed_same_stream },
     { "sim: different seed, different stream", different_seed_different_stream },
     { "sim: stream matches the golden hash", stream_matches_the_golden_hash },
     { "sim: invariants hold on every step", invariants_hold_on_every_step },
     { "sim: intermittent threads take turns on their CPUs", intermittent_threads_take_turns_on_their_cpus },
+    { "sim: intermittent fixed order follows librseq's pacing", intermittent_fixed_follows_librseq },
+    { "sim: intermittent fixed order spinners keep running", intermittent_fixed_spinners_keep_running },
+    { "sim: intermittent reshuffle warms up and stops", intermittent_reshuffle_warms_up_and_stops },
     { "sim: events carry ftrace's fields", events_carry_ftrace_fields },
     { "sim: fork, exit and RT preemption are recorded", fork_exit_and_rt_preemption_are_recorded },
     { "sim: run_until stops where told", run_until_stops_where_told },
+    { "sim: run_until_tail keeps the last events in order", run_until_tail_keeps_the_last_events },
     { "sim: frame matches the machine", frame_matches_the_machine },
     { "sim: hooks are called where the kernel would", hooks_are_called_where_the_kernel_would },
     { 0 },

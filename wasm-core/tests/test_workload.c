@@ -82,6 +82,27 @@ static void out_of_range_values_and_cpus_are_named(void)
                  2, 67, "processes[0].index_by", "expected \"cpu\", \"mm_cid\"");
 }
 
+static void intermittent_pacing_fields_are_checked(void)
+{
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1, \"order\": \"random\"}]}",
+                 2, 64, "processes[0].order", "unknown order \"random\" (expected \"reshuffle\", \"fixed\")");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1,\n"
+                 "   \"warmup_sweeps\": 2000000}]}",
+                 3, 21, "processes[0].warmup_sweeps", "between 0 and 1000000, got 2000000");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1,\n"
+                 "   \"warmup_sweeps\": 2.5}]}",
+                 3, 21, "processes[0].warmup_sweeps", "expected an integer, got 2.5");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1, \"loops\": 0}]}",
+                 2, 64, "processes[0].loops", "between 1 and 1000000, got 0");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1, \"order\": 1}]}",
+                 2, 64, "processes[0].order", "expected string, got number");
+}
+
 static void syntax_errors_name_line_and_path(void)
 {
     expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
@@ -122,7 +143,8 @@ static void defaults_apply_and_comm_is_cut(void)
 
 static void shipped_examples_parse(void)
 {
-    static const char *const files[] = { "seed000-8core-200ms.json", "rt-periodic.json",
+    static const char *const files[] = { "seed000-8core-200ms.json",
+                                         "seed000-librseq-8core-200ms.json", "rt-periodic.json",
                                          "hackbench-2g.json", "fork-churn.json" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *json = read_workload_file(files[i]);
@@ -145,6 +167,7 @@ const test_case workload_tests[] = {
     { "workload: missing and invalid fields are named", missing_and_invalid_fields_are_named },
     { "workload: out-of-range values and cpus are named", out_of_range_values_and_cpus_are_named },
     { "workload: syntax errors name line and path", syntax_errors_name_line_and_path },
+    { "workload: intermittent pacing fields are checked", intermittent_pacing_fields_are_checked },
     { "workload: unknown algorithm is refused", unknown_algorithm_is_refused },
     { "workload: defaults apply and comm is cut", defaults_apply_and_comm_is_cut },
     { "workload: shipped examples parse", shipped_examples_parse },

@@ -26,6 +26,7 @@ from kscope.native.machine import Topology
 TASK_STATES = ("running", "runnable", "sleeping", "dead")  # ks_task_state
 CACHE_SOURCES = ("l1", "l2", "llc", "same_llc_core", "other_llc", "other_socket",
                  "dram_local", "dram_remote")  # ks_cache_source
+BURST_WARMUP = 1  # KS_BURST_WARMUP (kscope/sim.h)
 CHUNK_EVENTS = 1 << 16  # records per C call when a run is read chunk by chunk (6 MiB)
 
 
@@ -194,13 +195,18 @@ class Simulation:
             "remote_hitm": out.remote_hitm,
         }
 
-    def burst_costs(self) -> list[dict[str, int]]:
-        """Every burst of the intermittent threads so far, in start order, with its modelled cost."""
+    def burst_costs(self) -> list[dict[str, Any]]:
+        """Every burst of the intermittent threads so far, in start order, with its modelled cost.
+
+        A thread's warm-up (the workload's warmup_sweeps) is one entry with "warmup": True
+        and the whole warm-up's cost.
+        """
         lib = core.lib()
         n = lib.ks_sim_burst_count(self.handle)
         array = lib.ks_sim_burst_costs(self.handle)
         return [
-            {"ts_ns": b.ts_ns, "tid": b.tid, "cpu": b.cpu, "index": b.index, "cost_ns": b.cost_ns}
+            {"ts_ns": b.ts_ns, "tid": b.tid, "cpu": b.cpu, "index": b.index, "cost_ns": b.cost_ns,
+             "warmup": bool(b.flags & BURST_WARMUP)}
             for b in (array[i] for i in range(n))
         ]
 

@@ -87,7 +87,7 @@ class KsParseError(ctypes.Structure):
 class KsBurstCost(ctypes.Structure):
     """struct ks_burst_cost: one burst of an intermittent thread and its modelled cost."""
 
-    _fields_ = [("ts_ns", _u64), ("tid", _i32), ("cpu", _i32), ("index", _i32), ("reserved", _i32),
+    _fields_ = [("ts_ns", _u64), ("tid", _i32), ("cpu", _i32), ("index", _i32), ("flags", _i32),
                 ("cost_ns", _u64)]
 
 

@@ -3,8 +3,16 @@
 // only: engine <- core <- views (scripts/check-imports.mjs).
 export type {
   CpuInfo,
+  EventType,
   KscopeCore,
+  Policy,
   PresetInfo,
+  SimCpu,
+  SimEvent,
+  SimFrame,
+  SimTask,
+  TaskState,
   Topology,
   TopologySummary,
 } from '../engine/wasm_bridge'
+export { EVENT_TYPES } from '../engine/wasm_bridge'

@@ -49,6 +49,21 @@ declare module '*/kscope_core.mjs' {
     _ks_event_log_count(log: Ptr): number
     _ks_event_log_data(log: Ptr): Ptr
     _ks_event_log_text(log: Ptr, offset: number): Ptr
+
+    // kscope/cache.h (what the simulation bridge uses)
+    _ks_cache_default_params(out: Ptr): void
+
+    // kscope/sim.h
+    _ks_sim_new(topo: Ptr, json: Ptr, jsonLen: number, config: Ptr, out: Ptr, err: Ptr): number
+    _ks_sim_free(sim: Ptr): void
+    _ks_sim_step(sim: Ptr, out: Ptr, produced: Ptr): number
+    _ks_sim_run_until(sim: Ptr, limit: Ptr, log: Ptr, n: Ptr): number
+    _ks_sim_run_until_tail(sim: Ptr, limit: Ptr, tail: Ptr, tailCap: number, n: Ptr): number
+    _ks_sim_seek(sim: Ptr, step: bigint): number
+    _ks_sim_frame_get(sim: Ptr): Ptr
+    _ks_sim_get_stats(sim: Ptr, out: Ptr): number
+    _ks_sim_burst_count(sim: Ptr): number
+    _ks_sim_burst_costs(sim: Ptr): Ptr
   }
 
   export interface KscopeCoreOptions {

@@ -11,11 +11,28 @@
  * Int32Array view over the module's memory, never field by field through wasm
  * calls. Views are created after the last call that could grow memory
  * (growth detaches the old ArrayBuffer).
+ *
+ * Simulations (kscope/sim.h) are objects with a lifetime: simulate() returns a
+ * Simulation that owns its ks_sim, its topology, an event log and one scratch
+ * block, until free(). Its records (events, frames, stats) are decoded by the
+ * pure functions in sim_records.ts from typed-array views made here.
  */
 import createKscopeCore, {
   type KscopeCoreModule,
 } from '../../../wasm-core/build/wasm/kscope_core.mjs'
 import wasmUrl from '../../../wasm-core/build/wasm/kscope_core.wasm?url'
+import {
+  EVENT_BYTES, EVENT_TYPES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES, STATS_BYTES,
+  decodeBursts, decodeEvent, decodeEvents, decodeFrame, decodeParseError, decodeStats, encodeRunLimit,
+  eventMentions, viewsOf,
+  type BurstCost, type ParseErrorRecord, type SimEvent, type SimFrame, type SimStats, type Views,
+} from './sim_records'
+
+export {
+  EVENT_TYPES, eventTypeMask,
+  type BurstCost, type EventType, type ParseErrorRecord, type Policy, type SimCpu, type SimEvent, type SimFrame,
+  type SimStats, type SimTask, type TaskState,
+} from './sim_records'
 
 /** One logical CPU, as struct ks_cpu (kscope/topology.h); all ids dense, 0-based. */
 export interface CpuInfo {
@@ -85,6 +102,109 @@ export class KscopeError extends Error {
   }
 }
 
+/**
+ * A workload the C parser rejected (ks_sim_new returned KS_ERR_PARSE, or named
+ * a bad configuration field): where, which field, and why, e.g.
+ * `workload line 7, column 20, field "processes[0].threads": must be between 1 and 1024, got 0`.
+ */
+export class WorkloadError extends KscopeError {
+  /** 1-based line of the JSON text; 0 when the error is about the input as a whole. */
+  readonly line: number
+  /** 1-based column (0 when unknown). */
+  readonly column: number
+  /** Field path, e.g. "processes[0].threads" ("" when none). */
+  readonly field: string
+  /** The parser's own words, e.g. "must be between 1 and 1024, got 0". */
+  readonly detail: string
+
+  constructor(status: number, statusMessage: string, where: ParseErrorRecord) {
+    super(status, statusMessage, 'workload')
+    const parts = [where.line > 0 ? `line ${where.line}` : '', where.column > 0 ? `column ${where.column}` : '',
+      where.field ? `field "${where.field}"` : ''].filter(Boolean)
+    this.message = `workload${parts.length ? ` ${parts.join(', ')}` : ''}: ${where.message || statusMessage}`
+    this.name = 'WorkloadError'
+    this.line = where.line
+    this.column = where.column
+    this.field = where.field
+    this.detail = where.message || statusMessage
+  }
+}
+
+export interface SimulationOptions {
+  /** Topology preset name, e.g. "classroom-8". */
+  preset: string
+  /** The workload as JSON text (schema: wasm-core/src/sched/workload.c). */
+  workloadJson: string
+  /** RNG seed: the same (preset, workload, seed, algo) gives the same events. */
+  seed: number | bigint
+  /** Scheduling algorithm model, e.g. "mm_cid:v6.13"; default "none". */
+  algo?: string
+}
+
+/** Stop conditions of runUntil; an absent field is "no limit" (ks_run_limit). */
+export interface RunLimit {
+  /** Stop after the first event at or after this time, ns. */
+  untilNs?: number
+  /** Stop after the first event whose type bit is set (eventTypeMask). */
+  typeMask?: number
+  /** Stop after the first event about this tid. */
+  tid?: number
+  /** Stop after this many events. */
+  maxEvents?: number
+}
+
+export interface RunResult {
+  /** Events produced. */
+  events: number
+  /** The last of them (null if none). */
+  last: SimEvent | null
+  /** Which condition stopped the run; 'end' when the workload finished first. */
+  stoppedBy: 'time' | 'type' | 'tid' | 'max' | 'end'
+}
+
+/**
+ * One simulated run, stepped deterministically by the C core.
+ *
+ * Costs in JS<->wasm calls (what an animation frame pays): step() 1,
+ * advance(n > 1) 1 (ks_sim_run_until_tail: the last RECENT_EVENTS land in a
+ * buffer read through typed arrays), frame() 1; so a playback frame is 2 calls
+ * at any speed. seek()/stepBack() 2 (seek, then a replay of the last RECENT_EVENTS).
+ */
+export interface Simulation {
+  readonly preset: string
+  readonly topology: Topology
+  /** Events produced so far: the frame on screen is the machine after this many. */
+  readonly currentStep: number
+  /** Whether the workload has ended (a step produced nothing). */
+  readonly finished: boolean
+  /** Produces the next event; null when the run has ended. */
+  step(): SimEvent | null
+  /** Goes back one event (seek(currentStep - 1)); null at step 0. */
+  stepBack(): SimEvent | null
+  /** Goes to step n exactly (back or forward; clamped to the run's end). Returns the step reached. */
+  seek(n: number): number
+  /** Up to n events in one wasm call (playback); returns the last RECENT_EVENTS of them. */
+  advance(n: number): SimEvent[]
+  /** Runs until a limit is met (ks_sim_run_until). */
+  runUntil(limit: RunLimit): RunResult
+  /** The machine now, from one ks_sim_frame_get call. */
+  frame(): SimFrame
+  /** The event that led to the current step (null at step 0). */
+  lastEvent(): SimEvent | null
+  /** The last RECENT_EVENTS events up to the current step, oldest first. */
+  recentEvents(): readonly SimEvent[]
+  /** The bursts run so far (intermittent workloads), in start order. */
+  burstCosts(): BurstCost[]
+  stats(): SimStats
+  /** JS->wasm calls made so far (tests check the per-frame budget). */
+  wasmCalls(): number
+  /** Releases the C objects; the Simulation cannot be used afterwards. */
+  free(): void
+}
+
+/** How many recent events a Simulation keeps decoded (the event log panel shows ~20). */
+export const RECENT_EVENTS = 24
+
 export interface KscopeCore {
   /** The core's version string, e.g. "0.1.0". */
   version(): string
@@ -94,6 +214,10 @@ export interface KscopeCore {
   topology(name: string): Topology
   /** Size of the wasm linear memory in bytes (diagnostics: it grows only if C memory leaks or fills). */
   memoryBytes(): number
+  /** Tracepoint name of event type i, from the core (ks_event_type_name). */
+  eventTypeName(type: number): string
+  /** Builds a simulation; throws WorkloadError for a bad workload, KscopeError for an unknown preset. */
+  simulate(options: SimulationOptions): Simulation
 }
 
 export interface LoadCoreOptions {
@@ -105,6 +229,28 @@ const CPU_FIELDS = 6 // ks_cpu: cpu, core, llc, node, socket, smt_index
 const SUMMARY_FIELDS = 9 // ks_topology_summary
 const INT32_BYTES = 4
 const POINTER_BYTES = 4 // wasm32
+
+/*
+ * A simulation's scratch block (one malloc, 8-byte aligned fields):
+ *     0 ks_event   96 ks_run_limit  120 ks_sim_stats  304 ks_parse_error
+ *   472 ks_sim_config  504 u32 n  508 i32 produced  512 pointer out
+ * ks_sim_config in wasm32: u64 seed @0, const char *algo @8, ks_cache_params @12
+ * (4 x int32), 32 bytes with tail padding.
+ */
+const S_EVENT = 0
+const S_LIMIT = S_EVENT + EVENT_BYTES
+const S_STATS = S_LIMIT + RUN_LIMIT_BYTES
+const S_PERR = S_STATS + STATS_BYTES
+const S_CONFIG = S_PERR + PARSE_ERROR_BYTES
+const CONFIG_BYTES = 32
+const CONFIG_ALGO = 8
+const CONFIG_CACHE = 12
+const S_N = S_CONFIG + CONFIG_BYTES
+const S_PRODUCED = S_N + 4
+const S_OUT = S_PRODUCED + 4
+/** ks_sim_run_until_tail's buffer: the last RECENT_EVENTS events of a run, oldest first. */
+const S_TAIL = S_OUT + 8
+const SCRATCH_BYTES = S_TAIL + RECENT_EVENTS * EVENT_BYTES
 
 /** Loads the C core: instantiates the wasm module once per call. */
 export async function loadCore(options: LoadCoreOptions = {}): Promise<KscopeCore> {
@@ -157,9 +303,232 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     return { name, summary, cpus }
   }
 
+  let cachedViews: Views | null = null
+  /** Typed views over the whole memory, re-made when a call has grown (and detached) it. */
+  function views(): Views {
+    if (!cachedViews || cachedViews.u8.buffer !== mod.HEAPU8.buffer) cachedViews = viewsOf(mod.HEAPU8.buffer)
+    return cachedViews
+  }
+
+  function simulate(options: SimulationOptions): Simulation {
+    const scratch = mod._malloc(SCRATCH_BYTES)
+    if (!scratch) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
+    let topo = 0
+    let sim = 0
+    /** Frees the simulation, then the topology it runs on, then the scratch block. */
+    const releaseCore = () => {
+      if (sim) mod._ks_sim_free(sim)
+      if (topo) mod._ks_topology_free(topo)
+      mod._free(scratch)
+    }
+    let topology: Topology
+    try {
+      withCString(options.preset, (namePtr) =>
+        check(mod._ks_topology_from_preset(namePtr, scratch + S_OUT), `preset "${options.preset}"`))
+      topo = mod.HEAPU32[(scratch + S_OUT) >>> 2]
+      topology = readTopology(topo, scratch + S_STATS)
+      sim = newSim(topo, options, scratch)
+    } catch (err) {
+      releaseCore()
+      throw err
+    }
+    return bindSimulation({ preset: options.preset, topology, scratch, sim, releaseCore })
+  }
+
+  /** ks_sim_new with the options' workload, seed and algorithm; a WorkloadError if rejected. */
+  function newSim(topo: number, options: SimulationOptions, scratch: number): number {
+    const config = scratch + S_CONFIG
+    mod.HEAPU8.fill(0, config, config + CONFIG_BYTES)
+    mod._ks_cache_default_params(config + CONFIG_CACHE)
+    views().u64[config >>> 3] = BigInt.asUintN(64, BigInt(options.seed))
+    return withCString(options.algo ?? 'none', (algo) => {
+      mod.HEAPU32[(config + CONFIG_ALGO) >>> 2] = algo
+      return withCString(options.workloadJson, (json) => {
+        const status = mod._ks_sim_new(topo, json, mod.lengthBytesUTF8(options.workloadJson), config, scratch + S_OUT, scratch + S_PERR)
+        if (status !== KsStatus.OK) {
+          const where = decodeParseError(views(), scratch + S_PERR)
+          if (status === KsStatus.PARSE || where.message) {
+            throw new WorkloadError(status, text(mod._ks_status_message(status)), where)
+          }
+          check(status, 'ks_sim_new')
+        }
+        return mod.HEAPU32[(scratch + S_OUT) >>> 2]
+      })
+    })
+  }
+
+  interface SimHandles {
+    preset: string
+    topology: Topology
+    scratch: number
+    sim: number
+    releaseCore: () => void
+  }
+
+  function bindSimulation(h: SimHandles): Simulation {
+    const { sim, scratch } = h
+    let calls = 0
+    let stepNo = 0
+    let finished = false
+    let freed = false
+    let recent: SimEvent[] = []
+
+    const live = () => {
+      if (freed) throw new KscopeError(KsStatus.INVALID_ARG, 'simulation already freed', 'Simulation')
+    }
+    const remember = (events: SimEvent[]) => {
+      recent = recent.concat(events).slice(-RECENT_EVENTS)
+    }
+
+    /** ks_sim_run_until_tail: one call; returns the events' count and the last RECENT_EVENTS of them. */
+    function runTail(limit: RunLimit): { n: number; tail: SimEvent[] } {
+      encodeRunLimit(views(), scratch + S_LIMIT, limit)
+      calls++
+      check(mod._ks_sim_run_until_tail(sim, scratch + S_LIMIT, scratch + S_TAIL, RECENT_EVENTS, scratch + S_N),
+        'ks_sim_run_until_tail')
+      const v = views()
+      const n = v.i32[(scratch + S_N) >>> 2] >>> 0
+      return { n, tail: decodeEvents(v, scratch + S_TAIL, Math.min(n, RECENT_EVENTS)) }
+    }
+
+    /** Goes to `target` and re-reads the events leading there (replaying the last few). */
+    function goTo(target: number): number {
+      const from = Math.max(0, Math.floor(target) - RECENT_EVENTS)
+      calls++
+      const status = mod._ks_sim_seek(sim, BigInt(from))
+      if (status === KsStatus.RANGE) {
+        // Past the end: the core stopped at the last step; find it and land there.
+        goTo(readStep())
+        finished = true
+        return stepNo
+      }
+      check(status, 'ks_sim_seek')
+      stepNo = from
+      finished = false
+      recent = []
+      if (target > from) {
+        const { n, tail } = runTail({ maxEvents: target - from })
+        stepNo += n
+        finished = n < target - from
+        remember(tail)
+      }
+      return stepNo
+    }
+
+    function readStep(): number {
+      calls++
+      const ptr = mod._ks_sim_frame_get(sim)
+      return Number(views().u64[(ptr + 8) >>> 3])
+    }
+
+    const simulation: Simulation = {
+      preset: h.preset,
+      topology: h.topology,
+      get currentStep() {
+        return stepNo
+      },
+      get finished() {
+        return finished
+      },
+
+      step() {
+        live()
+        calls++
+        check(mod._ks_sim_step(sim, scratch + S_EVENT, scratch + S_PRODUCED), 'ks_sim_step')
+        const v = views()
+        if (!v.i32[(scratch + S_PRODUCED) >>> 2]) {
+          finished = true
+          return null
+        }
+        const ev = decodeEvent(v, scratch + S_EVENT)
+        stepNo++
+        remember([ev])
+        return ev
+      },
+
+      stepBack() {
+        live()
+        if (stepNo === 0) return null
+        goTo(stepNo - 1)
+        return simulation.lastEvent()
+      },
+
+      seek(n) {
+        live()
+        return goTo(Math.max(0, n))
+      },
+
+      advance(n) {
+        live()
+        if (n <= 0) return []
+        if (n === 1) {
+          const ev = simulation.step()
+          return ev ? [ev] : []
+        }
+        const { n: produced, tail } = runTail({ maxEvents: n })
+        stepNo += produced
+        if (produced < n) finished = true
+        remember(tail)
+        return tail
+      },
+
+      runUntil(limit) {
+        live()
+        const run = runTail(limit)
+        const n = run.n
+        stepNo += n
+        remember(run.tail)
+        const last = n > 0 ? simulation.lastEvent() : null
+        let stoppedBy: RunResult['stoppedBy'] = 'end'
+        if (last && limit.untilNs && last.ts_ns >= limit.untilNs) stoppedBy = 'time'
+        else if (last && limit.typeMask && limit.typeMask & (1 << EVENT_TYPES.indexOf(last.type))) stoppedBy = 'type'
+        else if (last && limit.tid && eventMentions(last, limit.tid)) stoppedBy = 'tid'
+        else if (limit.maxEvents && n === limit.maxEvents) stoppedBy = 'max'
+        finished = stoppedBy === 'end'
+        return { events: n, last, stoppedBy }
+      },
+
+      frame() {
+        live()
+        calls++
+        const ptr = mod._ks_sim_frame_get(sim)
+        return decodeFrame(views(), ptr)
+      },
+
+      lastEvent: () => recent.at(-1) ?? null,
+      recentEvents: () => recent,
+
+      burstCosts() {
+        live()
+        calls += 2
+        const count = mod._ks_sim_burst_count(sim) >>> 0
+        const ptr = mod._ks_sim_burst_costs(sim)
+        return count && ptr ? decodeBursts(views(), ptr, count) : []
+      },
+
+      stats() {
+        live()
+        calls++
+        check(mod._ks_sim_get_stats(sim, scratch + S_STATS), 'ks_sim_get_stats')
+        return decodeStats(views(), scratch + S_STATS)
+      },
+
+      wasmCalls: () => calls,
+
+      free() {
+        if (freed) return
+        freed = true
+        h.releaseCore()
+      },
+    }
+    return simulation
+  }
+
   return {
     version: () => text(mod._ks_version()),
     memoryBytes: () => mod.HEAPU8.buffer.byteLength,
+    eventTypeName: (type) => text(mod._ks_event_type_name(type)),
+    simulate,
 
     presets() {
       const count = mod._ks_topology_preset_count()

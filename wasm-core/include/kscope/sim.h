@@ -112,6 +112,11 @@ _Static_assert(sizeof(ks_run_limit) == 24, "ks_run_limit: u64 + 4 x 32");
 KS_API int32_t ks_sim_run_until(ks_sim *sim, const ks_run_limit *limit, ks_event_log *log,
                                 uint32_t *n);
 
+/* The same run, keeping only the last min(*n, tail_cap) events, oldest first, in the
+ * caller's tail buffer: a playback frame is then this call + ks_sim_frame_get. */
+KS_API int32_t ks_sim_run_until_tail(ks_sim *sim, const ks_run_limit *limit, ks_event *tail,
+                                     uint32_t tail_cap, uint32_t *n);
+
 /* Goes to step `step` exactly (backwards or forwards). */
 KS_API int32_t ks_sim_seek(ks_sim *sim, uint64_t step);
 
@@ -134,14 +139,17 @@ typedef struct ks_sim_stats {
 KS_API int32_t ks_sim_get_stats(const ks_sim *sim, ks_sim_stats *out);
 
 /* One burst of an "intermittent" workload thread: a load+store sweep of one area
- * (the benchmark's unit of work, seed 000). Its modelled cost is the burst's runtime. */
+ * (the benchmark's unit of work, seed 000). Its modelled cost is the burst's runtime.
+ * A warm-up (the workload's warmup_sweeps, before a thread's first measured burst) is
+ * logged as one entry flagged KS_BURST_WARMUP, its cost the whole warm-up's. */
+#define KS_BURST_WARMUP 1
 typedef struct ks_burst_cost {
     uint64_t ts_ns;        /* when the burst started */
     int32_t tid;
     int32_t cpu;
     int32_t index;         /* area swept: the cpu_id or the mm_cid the thread read from rseq */
-    int32_t reserved;
-    uint64_t cost_ns;      /* modelled cost of the sweep */
+    int32_t flags;         /* KS_BURST_* */
+    uint64_t cost_ns;      /* modelled cost of the sweep (of all the warm-up's sweeps) */
 } ks_burst_cost;
 _Static_assert(sizeof(ks_burst_cost) == 32, "ks_burst_cost: u64 + 4 x int32 + u64");
 

@@ -6,15 +6,19 @@
  * Each workload kind of workload.c is a small state machine here:
  *
  *   intermittent  Seed 000's benchmark (Mathieu Desnoyers' rseq mm_cid locality
- *                 test): N threads take turns, never two at once, in a random
- *                 order drawn anew each round. A thread wakes, reads its rseq
- *                 cpu_id or mm_cid, sweeps (load + store) the 16 KiB area of
- *                 that index, sleeps; `delay` later a timer on the CPU it left
- *                 wakes the next thread. The sweep's cost comes from the cache
- *                 model (cache.h) and *is* the burst's runtime, so an area that
- *                 went cold, or lives in another LLC, makes a longer burst.
- *                 Area objects are registered on first use, homed on the NUMA
- *                 node of the CPU that touches them first (first-touch policy).
+ *                 test, librseq's tests/basic_percpu_benchmark.c): N threads take
+ *                 turns, never two at once, in a random order. A thread wakes,
+ *                 reads its rseq cpu_id or mm_cid, sweeps (load + store) the
+ *                 16 KiB area of that index, sleeps. Two pacings: "reshuffle" (a
+ *                 driver timer wakes the next thread `delay` after a burst, new
+ *                 order each round) and "fixed" (librseq's: one order, each
+ *                 thread sleeping N x delay on its own timer, with its warm-up and
+ *                 its start and exit rendezvous; see the intermittent section).
+ *                 The sweep's cost comes from the cache model (cache.h) and *is*
+ *                 the burst's runtime, so an area that went cold, or lives in
+ *                 another LLC, makes a longer burst. Area objects are registered
+ *                 on first use, homed on the NUMA node of the CPU that touches
+ *                 them first (first-touch policy).
  *   periodic_rt   cyclictest-like SCHED_FIFO threads: an hrtimer every period
  *                 (all threads in phase) wakes each thread for `runtime`; a
  *                 thread still busy at its next period skips it.
@@ -194,7 +198,61 @@ void driver_arm_starts(ks_sim *s)
 
 /* ---- intermittent -------------------------------------------------------------- */
 
-/* Wakes the next thread of the round, drawing a new order when a round begins. */
+/*
+ * What a thread does, in either pacing (librseq tests/basic_percpu_benchmark.c,
+ * test_percpu_benchmark_thread(), read at compudj/librseq commit 95febd5e):
+ *
+ *   burst     `cpu = get_current_cpu_id(); pdata = rseq_percpu_ptr(percpudata, cpu);
+ *             for (j = 0; j < AREA_LEN; j++) pdata[j]++;` with AREA_LEN 16 KiB: the
+ *             index is the rseq mm_cid (built with BUILDOPT_RSEQ_PERCPU_MM_CID) or
+ *             cpu_id (rseq_cpu_start()), read once per sweep; every byte is loaded and
+ *             stored, so each of the 256 lines is loaded, then stored (the model
+ *             sweeps the loads, then the stores: the same per-line transitions).
+ *             Only the sweep sits between the two clock_gettime() calls, so a
+ *             burst's measured time is the sweep's modelled cost, nothing else.
+ *   warm-up   `for (i = 0; i < 20000; i++)` the same sweep, cid re-read each time,
+ *             right before the first measured sweep with no sleep between. No other
+ *             task shares the thread's CPU, so the cid cannot change during it (a
+ *             scan can only mark it lazy-put; it goes at the next switch-out). The
+ *             model runs sweep 1 (the cold one), sweep 2 (hot) and the last sweep
+ *             at its real time (so the lines' last-touch times are right), and
+ *             counts sweeps 2..n at sweep 2's cost: the area stays in the core's
+ *             caches while it is swept every few hundred ns.
+ *   loops     LOOPS_PER_THREAD = 5 measured sweeps; main prints
+ *             total_time / (nr_threads * LOOPS_PER_THREAD): the mean over every
+ *             measured burst, the first (just after the warm-up) included.
+ *
+ * "fixed" pacing, librseq's: main draws one random permutation, rand_order[]
+ * (srand(time(NULL)) and a swap with rand() % nr_threads per slot), before it
+ * creates the threads; thread i pins itself to the i-th allowed CPU
+ * (set_affinity()) and takes position rand_order[i]. Then:
+ *
+ *   start     all threads meet (`nr_active_threads == nr_threads`, spinning on
+ *             test_go): each runs once on its CPU and so takes a cid there. Here they
+ *             wake together at start_ms, in thread order, and meet at once.
+ *   stagger   `poll(NULL, 0, thread_delay * thread_index)`: position k sleeps
+ *             k x delay, then warms up and makes its first measured burst.
+ *   period    after every measured burst `poll(NULL, 0, thread_delay * nr_threads)`:
+ *             each thread sleeps threads x delay on its own, so the round order
+ *             never changes (bursts drift by their own µs, far below delay).
+ *   end       a thread done with its loops spins on test_stop until all are done
+ *             (the exit rendezvous: it stays on its CPU, keeps its cid, and its
+ *             ticks run the mm_cid scan), then every thread exits.
+ *
+ * Timers fire on the CPU the thread sleeps on, as poll()'s hrtimer does, and the
+ * thread wakes there (it is pinned). Not modelled: poll()'s timer slack (50 µs
+ * by default) and wakeup latency, which shift bursts by µs; the main thread
+ * (asleep in pthread_join() on one of the CPUs: one more mm user, holding no
+ * cid once it has slept 100 ms); the areas' zeroing by main at
+ * rseq_mempool_percpu_zmalloc() (here an area is homed where it is first swept).
+ *
+ * "reshuffle" pacing (the default, kscope's original reading of the seed's text):
+ * one driver timer wakes the threads one at a time in a random order drawn anew
+ * each round, delay after the previous burst ends; no start or exit rendezvous.
+ */
+
+/* Reshuffle: wakes the next thread of the round, drawing a new order when a round
+ * begins; after `loops` rounds the driver stops and the threads sleep on. */
 static void intermittent_wake_next(ks_sim *s, int32_t proc)
 {
     sim_driver *d = &s->drivers[proc];
@@ -205,7 +263,31 @@ static void intermittent_wake_next(ks_sim *s, int32_t proc)
     sched_wake(s, t, d->timer_cpu);
 }
 
-static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost)
+/* Fixed: the start rendezvous. order[] becomes rand_order's inverse (order[k] = the
+ * thread at position k), drawn once; every thread wakes on its CPU and runs a moment. */
+static void fixed_start(ks_sim *s, int32_t proc)
+{
+    sim_driver *d = &s->drivers[proc];
+    rng_shuffle(&s->core.rng, s->order + d->order_off, d->nr_initial);
+    for (int32_t i = 0; i < d->nr_initial; i++) {
+        int32_t t = d->first_task + i;
+        s->tasks[t].flags |= TF_RENDEZVOUS;
+        sched_set_work(s, t, 1);
+        sched_wake(s, t, s->tasks[t].cpu);
+    }
+}
+
+/* Fixed: a thread's position in the order (librseq's thread_index). */
+static int32_t fixed_position(const ks_sim *s, int32_t task)
+{
+    const sim_driver *d = &s->drivers[s->tasks[task].proc];
+    for (int32_t k = 0; k < d->nr_initial; k++)
+        if (s->order[d->order_off + k] == task)
+            return k;
+    return 0;
+}
+
+static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost, int32_t flags)
 {
     uint32_t i = s->core.nr_bursts;
     if (i >= s->bursts_capacity) {
@@ -220,7 +302,7 @@ static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost)
     }
     const sim_task *p = &s->tasks[task];
     s->bursts[i] = (ks_burst_cost){ .ts_ns = s->core.now, .tid = p->tid, .cpu = p->cpu,
-                                    .index = index, .cost_ns = cost };
+                                    .index = index, .flags = flags, .cost_ns = cost };
     s->core.nr_bursts = i + 1;
     if (s->bursts_valid < i + 1)
         s->bursts_valid = i + 1;
@@ -243,45 +325,135 @@ static int32_t area_object(ks_sim *s, int32_t task, int32_t index)
     return *obj;
 }
 
-/* One burst: the load+store sweep of area[index]; its cost becomes the work. */
-static void run_burst(ks_sim *s, int32_t task)
+/* The index the thread reads from rseq now: its mm_cid, or its cpu_id (also when
+ * there is no cid model: the benchmark's cpu_id build). */
+static int32_t burst_index(const ks_sim *s, int32_t task)
 {
-    sim_task *p = &s->tasks[task];
-    const wl_process *w = spec_of(s, task);
-    p->flags &= ~TF_BURST_PENDING;
-    int32_t index = p->cpu;
-    if (w->index_by_cid) {              /* no cid model (-1): the benchmark's cpu_id fallback */
+    int32_t index = s->tasks[task].cpu;
+    if (spec_of(s, task)->index_by_cid) {
         int32_t cid = sched_task_mm_cid(s, task);
         if (cid >= 0 && cid < s->nr_cpus)
             index = cid;
     }
+    return index;
+}
+
+/* One sweep of obj from the task's CPU starting at `at`: every line loaded, then
+ * stored. Returns its modelled cost in ns. */
+static uint64_t sweep(ks_sim *s, int32_t task, int32_t obj, uint64_t at)
+{
+    ks_access_cost load = { 0 }, store = { 0 };
+    uint32_t len = (uint32_t)spec_of(s, task)->area_bytes;
+    int32_t cpu = s->tasks[task].cpu;
+    ks_cache_access(s->cache, cpu, obj, 0, len, 0, at, &load);
+    ks_cache_access(s->cache, cpu, obj, 0, len, 1, at + load.ns, &store);
+    sched_note_access(s, &load);
+    sched_note_access(s, &store);
+    return load.ns + store.ns;
+}
+
+/* The warm-up's n sweeps (see above): sweeps 1, 2 and n modelled, 2..n at sweep 2's
+ * cost. The time of the sweeps not modelled is added to the access-time stats. */
+static uint64_t warmup_sweeps(ks_sim *s, int32_t task, int32_t obj, int32_t n)
+{
+    uint64_t now = s->core.now;
+    uint64_t first = sweep(s, task, obj, now);
+    if (n == 1)
+        return first;
+    uint64_t hot = sweep(s, task, obj, now + first);
+    if (n > 2) {
+        sweep(s, task, obj, now + first + (uint64_t)(n - 2) * hot);
+        s->core.stats.access_ns += (uint64_t)(n - 3) * hot;
+    }
+    return first + (uint64_t)(n - 1) * hot;
+}
+
+/* A burst (or the warm-up before a thread's first one) starts now; returns its cost,
+ * the CPU work it takes. */
+static uint64_t start_burst(ks_sim *s, int32_t task)
+{
+    sim_task *p = &s->tasks[task];
+    const wl_process *w = spec_of(s, task);
+    p->flags &= ~TF_BURST_PENDING;
+    int warmup = p->counter == 0 && w->warmup_sweeps > 0 && !(p->flags & TF_WARMUP);
+    int32_t index = burst_index(s, task);
     int32_t obj = area_object(s, task, index);
     uint64_t cost = 0;
-    if (obj >= 0) {
-        ks_access_cost load = { 0 }, store = { 0 };
-        uint32_t len = (uint32_t)w->area_bytes;
-        ks_cache_access(s->cache, p->cpu, obj, 0, len, 0, s->core.now, &load);
-        ks_cache_access(s->cache, p->cpu, obj, 0, len, 1, s->core.now + load.ns, &store);
-        sched_note_access(s, &load);
-        sched_note_access(s, &store);
-        cost = load.ns + store.ns;
+    if (obj >= 0)
+        cost = warmup ? warmup_sweeps(s, task, obj, w->warmup_sweeps) : sweep(s, task, obj, s->core.now);
+    if (warmup)
+        p->flags |= TF_WARMUP;
+    else
+        p->flags &= ~TF_WARMUP;
+    record_burst(s, task, index, cost, warmup ? KS_BURST_WARMUP : 0);
+    return cost ? cost : 1;
+}
+
+/* The thread is done with its loops: librseq's exit rendezvous. The last one releases
+ * the spinners (each exits at its next instant) and exits. */
+static void fixed_finish(ks_sim *s, int32_t task)
+{
+    sim_driver *d = &s->drivers[s->tasks[task].proc];
+    if (++d->finished < d->nr_initial) {
+        s->tasks[task].flags |= TF_SPINNING;
+        sched_set_work(s, task, s->wl.duration_ns);     /* spins to the end, unless released */
+        return;
     }
-    record_burst(s, task, index, cost);
-    p->work_left = cost ? cost : 1;
+    for (int32_t t = d->first_task; t < d->first_task + d->nr_initial; t++)
+        if (s->tasks[t].flags & TF_SPINNING)
+            sched_set_work(s, t, 1);
+    sched_exit(s, task, -1);
 }
 
 static void intermittent_done(ks_sim *s, int32_t task)
 {
+    sim_task *p = &s->tasks[task];
     const wl_process *w = spec_of(s, task);
-    int32_t proc = s->tasks[task].proc;
+    int32_t proc = p->proc;
     sim_driver *d = &s->drivers[proc];
+    if (p->flags & TF_RENDEZVOUS) {                     /* start: sleep position x delay */
+        p->flags &= ~TF_RENDEZVOUS;
+        timer_arm(s, s->slot_task0 + task,
+                  s->core.now + (uint64_t)fixed_position(s, task) * w->delay_ns);
+        sched_block(s, task);
+        return;
+    }
+    if (p->flags & TF_SPINNING) {                       /* released from the exit rendezvous */
+        sched_exit(s, task, -1);
+        return;
+    }
+    if (p->flags & TF_WARMUP) {                         /* the first measured burst follows */
+        sched_set_work(s, task, start_burst(s, task));
+        return;
+    }
+    p->counter++;
+    if (w->order_fixed) {
+        if (w->loops && p->counter >= w->loops) {
+            fixed_finish(s, task);
+            return;
+        }
+        timer_arm(s, s->slot_task0 + task, s->core.now + (uint64_t)d->nr_initial * w->delay_ns);
+        sched_block(s, task);
+        return;
+    }
     if (++d->pos == d->nr_initial) {
         d->pos = 0;
         d->round++;
     }
-    d->timer_cpu = s->tasks[task].cpu;
-    timer_arm(s, s->slot_driver0 + proc, s->core.now + w->delay_ns);
+    d->timer_cpu = p->cpu;
+    if (!w->loops || d->round < w->loops)
+        timer_arm(s, s->slot_driver0 + proc, s->core.now + w->delay_ns);
     sched_block(s, task);
+}
+
+/* Fixed: the thread's own poll() timer: its next burst. */
+static void fixed_timer(ks_sim *s, int32_t task)
+{
+    sim_task *p = &s->tasks[task];
+    if (p->state != KS_TASK_SLEEPING)
+        return;
+    p->flags |= TF_BURST_PENDING;
+    sched_wake(s, task, p->cpu);
 }
 
 /* ---- pipe_pairs ------------------------------------------------------------------ */
@@ -356,7 +528,10 @@ void driver_timer(ks_sim *s, int32_t proc)
     const sim_driver *d = &s->drivers[proc];
     switch (w->kind) {
     case WL_INTERMITTENT:
-        intermittent_wake_next(s, proc);
+        if (w->order_fixed)
+            fixed_start(s, proc);
+        else
+            intermittent_wake_next(s, proc);
         break;
     case WL_PIPE_PAIRS:
         for (int32_t t = d->first_task; t < d->first_task + d->nr_initial; t += 2) {
@@ -377,6 +552,10 @@ void driver_task_timer(ks_sim *s, int32_t task)
 {
     sim_task *p = &s->tasks[task];
     const wl_process *w = spec_of(s, task);
+    if (w->kind == WL_INTERMITTENT && w->order_fixed) {
+        fixed_timer(s, task);
+        return;
+    }
     if (w->kind != WL_PERIODIC_RT || p->state == KS_TASK_DEAD)
         return;
     p->counter++;
@@ -413,5 +592,5 @@ void driver_work_done(ks_sim *s, int32_t task)
 void driver_switch_in(ks_sim *s, int32_t task)
 {
     if (s->tasks[task].flags & TF_BURST_PENDING)
-        run_burst(s, task);
+        s->tasks[task].work_left = start_burst(s, task);
 }

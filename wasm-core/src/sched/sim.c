@@ -306,12 +306,21 @@ static int event_mentions(const ks_event *ev, int32_t tid)
     }
 }
 
-int32_t ks_sim_run_until(ks_sim *sim, const ks_run_limit *limit, ks_event_log *log, uint32_t *n)
+/* Reverses tail[from, to) in place (a step of rotating the ring into time order). */
+static void reverse_events(ks_event *tail, uint32_t from, uint32_t to)
 {
-    if (n)
-        *n = 0;
-    if (!sim || !limit)
-        return KS_ERR_INVALID_ARG;
+    for (; from + 1 < to; from++, to--) {
+        ks_event tmp = tail[from];
+        tail[from] = tail[to - 1];
+        tail[to - 1] = tmp;
+    }
+}
+
+/* The run loop behind both run_until calls: events go to log (if any) and to the
+ * tail ring (if any); afterwards the ring is rotated so tail[0] is the oldest kept. */
+static int32_t run_limited(ks_sim *sim, const ks_run_limit *limit, ks_event_log *log,
+                           ks_event *tail, uint32_t tail_cap, uint32_t *n)
+{
     uint32_t count = 0;
     int32_t status = KS_OK;
     while (!limit->max_events || count < limit->max_events) {
@@ -320,6 +329,8 @@ int32_t ks_sim_run_until(ks_sim *sim, const ks_run_limit *limit, ks_event_log *l
         status = ks_sim_step(sim, &ev, &produced);
         if (status != KS_OK || !produced)
             break;
+        if (tail_cap)
+            tail[count % tail_cap] = ev;
         count++;
         if (log && (status = ks_event_log_append(log, &ev)) != KS_OK)
             break;
@@ -328,9 +339,34 @@ int32_t ks_sim_run_until(ks_sim *sim, const ks_run_limit *limit, ks_event_log *l
             (limit->tid && event_mentions(&ev, limit->tid)))
             break;
     }
+    if (tail_cap && count > tail_cap) {             /* rotate left by count % cap */
+        uint32_t k = count % tail_cap;
+        reverse_events(tail, 0, k);
+        reverse_events(tail, k, tail_cap);
+        reverse_events(tail, 0, tail_cap);
+    }
     if (n)
         *n = count;
     return status;
+}
+
+int32_t ks_sim_run_until(ks_sim *sim, const ks_run_limit *limit, ks_event_log *log, uint32_t *n)
+{
+    if (n)
+        *n = 0;
+    if (!sim || !limit)
+        return KS_ERR_INVALID_ARG;
+    return run_limited(sim, limit, log, NULL, 0, n);
+}
+
+int32_t ks_sim_run_until_tail(ks_sim *sim, const ks_run_limit *limit, ks_event *tail,
+                              uint32_t tail_cap, uint32_t *n)
+{
+    if (n)
+        *n = 0;
+    if (!sim || !limit || (tail_cap && !tail))
+        return KS_ERR_INVALID_ARG;
+    return run_limited(sim, limit, NULL, tail, tail_cap, n);
 }
 
 /* ---- views ------------------------------------------------------------------------- */

@@ -61,6 +61,9 @@ typedef struct wl_process {
     int32_t area_bytes;         /* intermittent */
     int32_t index_by_cid;       /* intermittent: index_by "mm_cid" */
     uint64_t delay_ns;          /* intermittent */
+    int32_t order_fixed;        /* intermittent: "order": "fixed" (librseq's pacing) */
+    int32_t warmup_sweeps;      /* intermittent: unmeasured sweeps before the first burst */
+    int32_t loops;              /* intermittent: measured bursts per thread, 0 = no end */
     int32_t rt_priority;        /* periodic_rt: 1..99 (sched_priority) */
     uint64_t period_ns;         /* periodic_rt */
     uint64_t runtime_ns;        /* periodic_rt */
@@ -98,6 +101,9 @@ enum task_flags {
     TF_RSEQ = 1 << 0,           /* registered rseq: rseq_update on every switch-in */
     TF_BURST_PENDING = 1 << 1,  /* intermittent: run a burst at the next switch-in */
     TF_WAIT_CHILD = 1 << 2,     /* fork_churn parent blocked in wait() */
+    TF_WARMUP = 1 << 3,         /* intermittent: the burst running now is the warm-up */
+    TF_RENDEZVOUS = 1 << 4,     /* intermittent (fixed): the start rendezvous */
+    TF_SPINNING = 1 << 5,       /* intermittent (fixed): done, spinning in the exit rendezvous */
 };
 
 typedef struct sim_task {
@@ -143,7 +149,7 @@ typedef struct sim_driver {
     int32_t area_off;           /* intermittent: offset into area_obj[] (nr_cpus entries) */
     int32_t forked, alive;      /* fork_churn */
     int32_t timer_cpu;          /* the CPU the driver timer fires on */
-    int32_t reserved;
+    int32_t finished;           /* intermittent: threads done with their loops */
 } sim_driver;
 
 /* Scalars of the state, saved with one copy. */

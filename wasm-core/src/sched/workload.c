@@ -28,8 +28,8 @@
  *                   so each switch-in records rseq_update
  *     start_ms      number >= 0, default 0: when the process starts
  *
- * "intermittent" (seed 000's benchmark; threads take turns, one burst each, random
- * order per round, never two at once):
+ * "intermittent" (seed 000's benchmark: threads take turns, one burst each, in a
+ * random order, never two at once; see driver.c for the two pacings):
  *
  *     threads       integer 1..1024; required unless "cpus" is given with one-per-core
  *     placement     "one-per-core" (default): thread i pinned to CPU i, or to cpus[i];
@@ -37,7 +37,17 @@
  *     cpus          array of CPU numbers of the topology, optional (see placement)
  *     area_bytes    integer 64..1048576, default 16384: each index's data area
  *     index_by      "cpu" (default) | "mm_cid": which rseq field picks the area
- *     delay_ms      number >= 0, default 10: from one burst's end to the next wakeup
+ *     delay_ms      number >= 0, default 10: the spacing of consecutive bursts
+ *     order         "reshuffle" (default): one driver wakes the threads in turn, a new
+ *                   random order every round, delay_ms from one burst's end to the next
+ *                   wakeup; "fixed": librseq's basic_percpu_benchmark: one random order
+ *                   drawn at the start, thread k of it first sleeps k x delay_ms, then
+ *                   each thread sleeps threads x delay_ms after each of its bursts
+ *     warmup_sweeps integer 0..1000000, default 0: sweeps a thread makes, unmeasured,
+ *                   right before its first measured burst (librseq: 20000)
+ *     loops         integer 1..1000000, optional: measured bursts per thread, then the
+ *                   threads exit (librseq: 5; "fixed" threads that are done spin until
+ *                   all are); absent: bursts go on until duration_ms
  *
  * "periodic_rt" (cyclictest-like SCHED_FIFO threads):
  *
@@ -310,9 +320,11 @@ static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_proces
 {
     static const char *const fields[] = { "kind", "comm", "rseq", "start_ms", "threads",
                                           "placement", "cpus", "area_bytes", "index_by",
-                                          "delay_ms", NULL };
+                                          "delay_ms", "order", "warmup_sweeps", "loops",
+                                          NULL };
     static const char *const placements[] = { "one-per-core", "free" };
     static const char *const indexes[] = { "cpu", "mm_cid" };
+    static const char *const orders[] = { "reshuffle", "fixed" };
     TRY(check_fields(r, obj, fields));
     int32_t placement, index_by;
     TRY(get_choice(r, obj, "placement", placements, 2, 0, &placement));
@@ -334,7 +346,9 @@ static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_proces
     double delay;
     TRY(get_number(r, obj, "delay_ms", 0, 0, 3600000, 10, &delay));
     p->delay_ns = ns_of(delay, 1e6);
-    return KS_OK;
+    TRY(get_choice(r, obj, "order", orders, 2, 0, &p->order_fixed));
+    TRY(get_int(r, obj, "warmup_sweeps", 0, 0, 1000000, 0, &p->warmup_sweeps));
+    return get_int(r, obj, "loops", 0, 1, 1000000, 0, &p->loops);
 }
 
 static int32_t read_periodic_rt(reader *r, int32_t obj, workload *wl, wl_process *p)

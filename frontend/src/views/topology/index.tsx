@@ -7,14 +7,13 @@
  * Hover and keyboard focus are read with one delegated handler on the <svg>
  * and reported through onFocusCpu: the view never changes state itself.
  */
-import {
-  memo, useLayoutEffect, useMemo, useRef, useState, type FocusEvent, type MouseEvent, type RefObject,
-} from 'react'
+import { memo, useMemo, type FocusEvent, type MouseEvent } from 'react'
 import type { Topology } from '../../core/types'
 import { THEME } from '../palette'
+import { useElementSize } from '../size'
 import { Defs, cpuFill } from './marks'
 import {
-  MAX_SCALE, flattenLayout, layoutTopology, type CpuBox, type GroupBox, type Rect, type TopologyLayout, type Viewport,
+  MAX_SCALE, flattenLayout, layoutTopology, type CpuBox, type GroupBox, type Rect, type TopologyLayout,
 } from './layout'
 
 export interface TopologyViewProps {
@@ -165,24 +164,3 @@ function Highlight({ layout, focusedCpu }: { layout: TopologyLayout; focusedCpu:
 }
 
 const rect = (r: Rect) => ({ x: r.x, y: r.y, width: r.width, height: r.height })
-
-/** The element's content-box size, tracked with a ResizeObserver (null until measured). */
-function useElementSize<T extends HTMLElement>(): [RefObject<T | null>, Viewport | null] {
-  const ref = useRef<T>(null)
-  const [size, setSize] = useState<Viewport | null>(null)
-  useLayoutEffect(() => {
-    const el = ref.current
-    if (!el) return
-    const update = (width: number, height: number) => {
-      if (width < 1 || height < 1) return
-      // Round so sub-pixel jitter does not re-run the layout search.
-      const next = { width: Math.round(width), height: Math.round(height) }
-      setSize((prev) => (prev && prev.width === next.width && prev.height === next.height ? prev : next))
-    }
-    update(el.clientWidth, el.clientHeight)
-    const observer = new ResizeObserver(([entry]) => update(entry.contentRect.width, entry.contentRect.height))
-    observer.observe(el)
-    return () => observer.disconnect()
-  }, [])
-  return [ref, size]
-}

@@ -1,0 +1,41 @@
+/*
+ * Which page the URL path names: "/" (and anything else) the topology page,
+ * "/simulate" the simulation. The backend serves index.html for every
+ * non-/api path, so a link straight to /simulate?... works. Navigation pushes
+ * a history entry; Back/Forward (popstate) switch pages too.
+ */
+import { useCallback, useSyncExternalStore } from 'react'
+
+export type PageName = 'topology' | 'simulate'
+
+export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate' }
+
+export function pageOf(pathname: string): PageName {
+  return pathname.replace(/\/+$/, '') === PAGE_PATHS.simulate ? 'simulate' : 'topology'
+}
+
+/** The URL of a page, carrying the machine over when one is on screen. */
+export function hrefFor(page: PageName, preset?: string): string {
+  return preset ? `${PAGE_PATHS[page]}?preset=${encodeURIComponent(preset)}` : PAGE_PATHS[page]
+}
+
+const NAVIGATE = 'kscope:navigate'
+
+function subscribe(onChange: () => void) {
+  window.addEventListener('popstate', onChange)
+  window.addEventListener(NAVIGATE, onChange)
+  return () => {
+    window.removeEventListener('popstate', onChange)
+    window.removeEventListener(NAVIGATE, onChange)
+  }
+}
+
+/** The current page, and a function to go to a URL inside the app without reloading. */
+export function useRoute(): { page: PageName; navigate: (href: string) => void } {
+  const page = useSyncExternalStore(subscribe, () => pageOf(window.location.pathname), () => 'topology' as const)
+  const navigate = useCallback((href: string) => {
+    window.history.pushState(null, '', href)
+    window.dispatchEvent(new Event(NAVIGATE))
+  }, [])
+  return { page, navigate }
+}
