@@ -100,7 +100,7 @@ static void intermittent_pacing_fields_are_checked(void)
                  2, 64, "processes[0].loops", "between 1 and 1000000, got 0");
     expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
                  "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 1, \"order\": 1}]}",
-                 2, 64, "processes[0].order", "expected string, got number");
+                 2, 64, "processes[0].order", "expected a string, got a number");
 }
 
 static void syntax_errors_name_line_and_path(void)

@@ -130,6 +130,8 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_topology_cpus": ([_TopologyPtr], _P(KsCpu)),
     "ks_topology_from_lscpu": ([ctypes.c_void_p, _i32, _P(_TopologyPtr), _P(st.KsParseError)], _i32),
     "ks_topology_from_sysfs": ([ctypes.c_void_p, _i32, _P(_TopologyPtr), _P(st.KsParseError)], _i32),
+    # cache.h
+    "ks_topology_latency": ([_TopologyPtr, _P(st.KsLatencyTable)], _i32),
     # event.h
     "ks_event_type_name": ([_i32], _str),
     "ks_event_log_new": ([_HandleOut], _i32),

@@ -5,9 +5,14 @@ manager the caller keeps open around the `Simulation` built on it.
 """
 
 import ctypes
+from typing import Any
 
 from kscope.native import core
 from kscope.native import structs as st
+
+
+CACHE_SOURCES = ("l1", "l2", "llc", "same_llc_core", "other_llc", "other_socket",
+                 "dram_local", "dram_remote")  # ks_cache_source, in order
 
 
 class Topology:
@@ -68,6 +73,13 @@ class Topology:
         n = self.summary().cpus
         array = core.lib().ks_topology_cpus(self.handle)
         return [core.KsCpu.from_buffer_copy(array[i]) for i in range(n)]
+
+    def latency(self) -> dict[str, Any]:
+        """The cache model's latency table for this topology (src/machine/latency_tables.c):
+        {"core_mhz": int, "cycles": {source: cycles}} with the sources of ks_cache_source."""
+        out = st.KsLatencyTable()
+        core.check(core.lib().ks_topology_latency(self.handle, ctypes.byref(out)))
+        return {"core_mhz": out.core_mhz, "cycles": dict(zip(CACHE_SOURCES, out.cycles))}
 
     def close(self) -> None:
         """Frees the topology (idempotent); simulations built on it must be closed first."""

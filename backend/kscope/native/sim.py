@@ -18,14 +18,13 @@ import ctypes
 from collections.abc import Iterator
 from typing import Any
 
-from kscope.native import core, events
+from kscope.native import core, events, machine
 from kscope.native import structs as st
 from kscope.native.log import EventLog
 from kscope.native.machine import Topology
 
 TASK_STATES = ("running", "runnable", "sleeping", "dead")  # ks_task_state
-CACHE_SOURCES = ("l1", "l2", "llc", "same_llc_core", "other_llc", "other_socket",
-                 "dram_local", "dram_remote")  # ks_cache_source
+CACHE_SOURCES = machine.CACHE_SOURCES  # ks_cache_source
 BURST_WARMUP = 1  # KS_BURST_WARMUP (kscope/sim.h)
 CHUNK_EVENTS = 1 << 16  # records per C call when a run is read chunk by chunk (6 MiB)
 
@@ -34,6 +33,23 @@ def default_cache_params() -> st.KsCacheParams:
     """The core's documented eviction defaults (src/machine/cache_model.c)."""
     params = st.KsCacheParams()
     core.lib().ks_cache_default_params(ctypes.byref(params))
+    return params
+
+
+def cache_params(private_bytes_per_us: int | None = None, llc_bytes_per_us: int | None = None,
+                 track_words: bool | None = None) -> st.KsCacheParams:
+    """Eviction parameters: the core's defaults with the given fields replaced.
+
+    The rates are bytes of background traffic per microsecond (0: never evicted);
+    track_words keeps the per-8-byte-word counters (off is cheaper).
+    """
+    params = default_cache_params()
+    if private_bytes_per_us is not None:
+        params.private_background_bytes_per_us = private_bytes_per_us
+    if llc_bytes_per_us is not None:
+        params.llc_background_bytes_per_us = llc_bytes_per_us
+    if track_words is not None:
+        params.track_words = int(track_words)
     return params
 
 

@@ -91,6 +91,12 @@ class KsBurstCost(ctypes.Structure):
                 ("cost_ns", _u64)]
 
 
+class KsLatencyTable(ctypes.Structure):
+    """struct ks_latency_table: a preset's load-to-use cycles per cache source, and its clock."""
+
+    _fields_ = [("core_mhz", _i32), ("cycles", _i32 * 8)]
+
+
 class KsCacheParams(ctypes.Structure):
     """struct ks_cache_params: eviction by time decay (bytes of other work per us)."""
 
@@ -138,6 +144,7 @@ SIZES = {
     KsParseError: 168,
     KsBurstCost: 32,
     KsCacheParams: 16,
+    KsLatencyTable: 36,
     KsAccessCost: 64,
     KsLineStats: 16,
     KsFtraceStats: 208,
