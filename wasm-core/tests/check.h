@@ -59,5 +59,9 @@ extern const test_case sim_snapshot_tests[];
 extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];
 extern const test_case mm_cid_tests[];
+extern const test_case mm_cid_lesson_tests[];
+extern const test_case tracedat_tests[];
+extern const test_case perf_script_tests[];
+extern const test_case systrace_tests[];
 
 #endif

@@ -11,6 +11,10 @@
 #include "kscope/topology.h"
 #include "kscope/event.h"
 #include "kscope/ftrace.h"
+#include "kscope/tracedat.h"
+#include "kscope/perf.h"
+#include "kscope/systrace.h"
+#include "kscope/trace_detect.h"
 #include "kscope/mm_cid.h"
 
 #endif

@@ -133,6 +133,64 @@ KS_API uint32_t ks_mm_cid_log_count(const ks_sim *sim);
 KS_API uint64_t ks_mm_cid_log_first_seq(const ks_sim *sim);
 KS_API const ks_mm_cid_record *ks_mm_cid_log_records(const ks_sim *sim);
 
+/*
+ * The lesson view: everything the mm_cid lesson draws for one process, refreshed by one
+ * call per animation frame (the JS side reads it through typed arrays). One block:
+ *
+ *     ks_mm_cid_lesson   header: time, step, where the log / bursts / frame are, offsets
+ *     cidmask            mask_bytes (mm->cidmask, as ks_mm_cid_mask_get), padded to 8
+ *     cpus_allowed       mask_bytes (the 6.13+ union; zero on 6.12), padded to 8
+ *     pcpu[nr_cpus]      ks_mm_cid_pcpu rows, as ks_mm_cid_pcpu_get
+ *     areas[nr_cpus]     ks_mm_cid_area, by area index: where each per-index data area
+ *                        of the process's intermittent threads ("<comm>.area[k]") is
+ *
+ * The addresses (log_records, bursts, frame) are the ones ks_mm_cid_log_records,
+ * ks_sim_burst_costs and ks_sim_frame_get return, valid until the next call that steps,
+ * seeks or restores sim. When no live mm has that tgid (not forked yet, or every thread
+ * has exited) mm_status is KS_ERR_NOT_FOUND, mm, the masks and pcpu rows are zero / -1,
+ * and the rest (frame, log, bursts, areas) is still filled.
+ */
+
+/* Where one data area's 64-byte lines are (ks_cache_line_places, summed up). */
+typedef struct ks_mm_cid_area {
+    int32_t index;             /* the area's index: the cid (or cpu_id) that selects it */
+    int32_t object;            /* its cache object, -1 while no thread has touched it */
+    int32_t lines;             /* its lines (256 for 16 KiB); 0 while untouched */
+    int32_t llc;               /* the LLC holding most of its lines (cache or cores), -1: none */
+    int32_t llc_lines;         /* how many lines llc holds */
+    int32_t cold_lines;        /* lines no cache holds: the next touch reads DRAM */
+    int32_t core;              /* the core holding most lines Exclusive/Modified, -1: none */
+    int32_t core_lines;
+} ks_mm_cid_area;
+_Static_assert(sizeof(ks_mm_cid_area) == 32, "ks_mm_cid_area: 8 x int32");
+
+typedef struct ks_mm_cid_lesson {
+    uint64_t now_ns;
+    uint64_t step;
+    uint64_t log_first_seq;    /* ks_mm_cid_log_first_seq */
+    uint64_t log_records;      /* address of ks_mm_cid_log_records() (a pointer, widened) */
+    uint64_t bursts;           /* address of ks_sim_burst_costs() (0 if none yet) */
+    uint64_t frame;            /* address of the ks_sim_frame this call refreshed */
+    uint32_t log_count;        /* ks_mm_cid_log_count */
+    uint32_t burst_count;      /* ks_sim_burst_count */
+    int32_t mm_status;         /* KS_OK, or KS_ERR_NOT_FOUND: no live mm with that tgid */
+    int32_t nr_cpus;           /* pcpu rows and area records that follow */
+    int32_t mask_bytes;        /* (nr_cpus + 7) / 8 */
+    uint32_t cidmask_off;      /* byte offsets from the start of the block */
+    uint32_t cpus_allowed_off;
+    uint32_t pcpu_off;
+    uint32_t areas_off;
+    uint32_t size;             /* bytes written (ks_mm_cid_lesson_size) */
+    ks_mm_cid_mm mm;           /* as ks_mm_cid_mm_get; tgid -1 unless mm_status is KS_OK */
+} ks_mm_cid_lesson;
+_Static_assert(sizeof(ks_mm_cid_lesson) == 152, "ks_mm_cid_lesson: 6 x u64 + 10 x 32 + mm");
+
+/* Bytes ks_mm_cid_lesson_get writes for this simulation (0 if it runs no mm_cid model). */
+KS_API uint32_t ks_mm_cid_lesson_size(const ks_sim *sim);
+/* Fills the lesson view of process tgid into out (8-byte aligned); KS_ERR_RANGE if len is
+ * below ks_mm_cid_lesson_size, KS_ERR_NOT_FOUND if the simulation runs no mm_cid model. */
+KS_API int32_t ks_mm_cid_lesson_get(ks_sim *sim, int32_t tgid, void *out, uint32_t len);
+
 /* "KEEP_PCPU_CID", ... ; "?" if out of range. */
 KS_API const char *ks_mm_cid_path_name(int32_t path);
 /* One sentence: what the branch does and what `bound` holds for it. */

@@ -254,6 +254,12 @@ static bool parse_fields(text_span payload, tracepoint_fields tp, ks_event *ev,
     return true;
 }
 
+bool ft_parse_tracepoint(text_span payload, ks_event *ev, ft_token_error *err)
+{
+    tracepoint_fields tp = fields_of((int32_t)ev->type);
+    return tp.count > 0 && parse_fields(payload, tp, ev, err);
+}
+
 /* ---- the decoder ------------------------------------------------------------------ */
 
 struct ks_ftrace_decoder {

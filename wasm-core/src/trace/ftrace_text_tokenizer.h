@@ -109,4 +109,11 @@ char ft_prev_state_letter(int32_t i, int64_t *bit);
 /* "S", "S|D", "R", "R+", "D+", or a number (decimal or 0x: trace-cmd) -> bits. */
 bool ft_parse_prev_state(text_span s, int64_t *out);
 
+/* ---- typed tracepoint fields (ftrace_text_parser.c) ---------------------------------- */
+
+/* Fills ev's payload from a typed tracepoint's "key=value ..." text (ev->type says
+ * which); false with *err on the first field that does not read. Shared with the
+ * perf script decoder, whose tracepoint lines print the same TP_printk text. */
+bool ft_parse_tracepoint(text_span payload, ks_event *ev, ft_token_error *err);
+
 #endif
