@@ -3,7 +3,8 @@
 # machine as root. POSIX sh only (nothing else exists yet). Idempotent: each step
 # checks before it acts, so a second run with everything present takes < 5 s.
 #
-#   1. Debian packages (apt-get as root; otherwise print the command and stop)
+#   1. Debian packages (apt-get as root; otherwise print the command and stop):
+#      gcc/make, emscripten, chromium, python3-venv, postgresql (for the store tests)
 #   2. npm packages        (npm ci when package-lock.json changed)
 #   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
 #   4. the C core          (make: native lib + tests, wasm module + tests)
@@ -25,6 +26,8 @@ command -v make >/dev/null 2>&1 || case "$missing" in *build-essential*) ;; *) m
 command -v emcc >/dev/null 2>&1 || missing="$missing emscripten"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
+# The store tests run a real PostgreSQL server (a private cluster, scripts/pg-test-cluster.sh).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then
