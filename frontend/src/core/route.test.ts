@@ -9,6 +9,12 @@ describe('routes', () => {
     expect(pageOf('/')).toBe('topology')
     expect(pageOf('/nope')).toBe('topology')
   })
+  it('maps /lesson/mm_cid to the mm_cid lesson', () => {
+    expect(pageOf('/lesson/mm_cid')).toBe('lesson')
+    expect(pageOf('/lesson/mm_cid/')).toBe('lesson')
+    expect(pageOf('/lesson')).toBe('topology')
+    expect(hrefFor('lesson', 'classroom-8')).toBe('/lesson/mm_cid?preset=classroom-8')
+  })
   it('carries the machine across pages', () => {
     expect(hrefFor('simulate', 'epyc-9654-2s')).toBe('/simulate?preset=epyc-9654-2s')
     expect(hrefFor('topology')).toBe('/')

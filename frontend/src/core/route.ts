@@ -1,17 +1,20 @@
 /*
  * Which page the URL path names: "/" (and anything else) the topology page,
- * "/simulate" the simulation. The backend serves index.html for every
+ * "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson. The backend serves index.html for every
  * non-/api path, so a link straight to /simulate?... works. Navigation pushes
  * a history entry; Back/Forward (popstate) switch pages too.
  */
 import { useCallback, useSyncExternalStore } from 'react'
 
-export type PageName = 'topology' | 'simulate'
+export type PageName = 'topology' | 'simulate' | 'lesson'
 
-export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate' }
+export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid' }
 
 export function pageOf(pathname: string): PageName {
-  return pathname.replace(/\/+$/, '') === PAGE_PATHS.simulate ? 'simulate' : 'topology'
+  const path = pathname.replace(/\/+$/, '')
+  if (path === PAGE_PATHS.simulate) return 'simulate'
+  if (path === PAGE_PATHS.lesson) return 'lesson'
+  return 'topology'
 }
 
 /** The URL of a page, carrying the machine over when one is on screen. */

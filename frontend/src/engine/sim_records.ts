@@ -39,6 +39,8 @@ export const SIM_CPU_BYTES = 24
 export const SIM_TASK_BYTES = 64
 export const STATS_BYTES = 8 * (2 + EVENT_TYPES.length + 1 + 8 + 2)
 export const BURST_BYTES = 32
+/** ks_burst_cost.flags: the entry is a warm-up (KS_BURST_WARMUP, kscope/sim.h). */
+export const BURST_WARMUP = 1
 export const PARSE_ERROR_BYTES = 168
 export const RUN_LIMIT_BYTES = 24
 
@@ -146,8 +148,10 @@ export interface BurstCost {
   cpu: number
   /** The area swept: the cpu_id or the mm_cid the thread read from rseq. */
   index: number
-  /** Modelled cost of the sweep, ns. */
+  /** Modelled cost of the sweep, ns (of the whole warm-up for a warm-up entry). */
   cost_ns: number
+  /** The entry is a thread's unmeasured warm-up (KS_BURST_WARMUP), not a measured burst. */
+  warmup: boolean
 }
 
 /** Where a workload failed to validate (ks_parse_error). */
@@ -301,7 +305,10 @@ export function decodeBursts(v: Views, at: number, count: number): BurstCost[] {
   return Array.from({ length: count }, (_, i) => {
     const b = at + i * BURST_BYTES
     const w = b >>> 2
-    return { ts_ns: u64(v.u64, b >>> 3), tid: v.i32[w + 2], cpu: v.i32[w + 3], index: v.i32[w + 4], cost_ns: u64(v.u64, (b + 24) >>> 3) }
+    return {
+      ts_ns: u64(v.u64, b >>> 3), tid: v.i32[w + 2], cpu: v.i32[w + 3], index: v.i32[w + 4],
+      cost_ns: u64(v.u64, (b + 24) >>> 3), warmup: (v.i32[w + 5] & BURST_WARMUP) !== 0,
+    }
   })
 }
 

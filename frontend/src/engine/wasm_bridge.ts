@@ -22,12 +22,21 @@ import createKscopeCore, {
 } from '../../../wasm-core/build/wasm/kscope_core.mjs'
 import wasmUrl from '../../../wasm-core/build/wasm/kscope_core.wasm?url'
 import {
-  EVENT_BYTES, EVENT_TYPES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES, STATS_BYTES,
+  BURST_BYTES, EVENT_BYTES, EVENT_TYPES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES, STATS_BYTES,
   decodeBursts, decodeEvent, decodeEvents, decodeFrame, decodeParseError, decodeStats, encodeRunLimit,
   eventMentions, viewsOf,
   type BurstCost, type ParseErrorRecord, type SimEvent, type SimFrame, type SimStats, type Views,
 } from './sim_records'
+import {
+  MM_CID_PATHS, decodeMask, decodeMmCidAreas, decodeMmCidLessonHeader, decodeMmCidMm, decodeMmCidPcpu,
+  decodeMmCidRecords,
+  type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
+} from './mm_cid_records'
 
+export {
+  MM_CID_F_OVER_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS, MM_CID_VARIANTS,
+  type MmCidArea, type MmCidMm, type MmCidPath, type MmCidPcpu, type MmCidRecord, type MmCidVariant,
+} from './mm_cid_records'
 export {
   EVENT_TYPES, eventTypeMask,
   type BurstCost, type EventType, type ParseErrorRecord, type Policy, type SimCpu, type SimEvent, type SimFrame,
@@ -139,6 +148,79 @@ export interface SimulationOptions {
   seed: number | bigint
   /** Scheduling algorithm model, e.g. "mm_cid:v6.13"; default "none". */
   algo?: string
+  /** Cache eviction parameters; absent fields keep the core's defaults (ks_cache_default_params). */
+  cache?: Partial<CacheParams>
+}
+
+/**
+ * The cache model's eviction by time decay (ks_cache_params): bytes of other
+ * work per microsecond that push a copy out; 0 means never evicted.
+ */
+export interface CacheParams {
+  /** Per core: a copy untouched longer than L2 size / rate leaves the core's caches. */
+  privateBackgroundBytesPerUs: number
+  /** Per LLC: a copy untouched longer than L3 size / rate leaves the LLC. */
+  llcBackgroundBytesPerUs: number
+}
+
+/**
+ * The mm_cid lesson's view of one process after the current step
+ * (ks_mm_cid_lesson_get: one wasm call), with the log records and bursts
+ * that are new since the caller's last read.
+ */
+export interface MmCidView {
+  now_ns: number
+  step: number
+  frame: SimFrame
+  /** Per-mm scalars; null before the process's first thread or after its last one exited. */
+  mm: MmCidMm | null
+  /** mm->cidmask: bit i = cid i allocated (nr_cpu_ids entries). */
+  cidmask: boolean[]
+  /** The 6.13+ per-mm union of allowed CPUs (all false on 6.12). */
+  cpusAllowed: boolean[]
+  /** The per-mm/cpu table, one row per CPU. */
+  pcpu: MmCidPcpu[]
+  /** Where each per-index data area is, by index (nr_cpu_ids entries; untouched ones have object -1). */
+  areas: MmCidArea[]
+  /** Log sequence numbers [logStart, logEnd) are visible at this step. */
+  logStart: number
+  logEnd: number
+  /** The visible records with seq >= since.logFrom. */
+  records: MmCidRecord[]
+  /** Bursts run so far. */
+  burstCount: number
+  /** Bursts number since.burstsFrom .. burstCount - 1. */
+  bursts: BurstCost[]
+}
+
+/** What the caller has already read: only newer records and bursts are decoded. */
+export interface MmCidSince {
+  logFrom?: number
+  burstsFrom?: number
+}
+
+/**
+ * A run scanned ahead event by event (Simulation.timeline): when each event
+ * happened, how far the mm_cid log and the burst list had grown after it,
+ * and where each burst's lines came from. Event i (1-based step i) is entry i - 1.
+ */
+export interface RunTimeline {
+  /** Event times, ns. */
+  ts: Float64Array
+  /** Log sequence number after each event (records [0, logEnd) logged by then). */
+  logEnd: Float64Array
+  /** Bursts run after each event. */
+  burstEnd: Uint32Array
+  /**
+   * Per burst (by number): cache lines served from each source during it
+   * (ks_cache_source order: L1, L2, LLC, same-LLC core, other LLC, other socket,
+   * DRAM local, DRAM remote); null if two bursts started within one event.
+   */
+  burstLines: (number[] | null)[]
+  /** Whether the run ended within the scan (else maxEvents stopped it). */
+  finished: boolean
+  /** Every mm_cid log record of the scanned run (all processes), oldest first. */
+  records: MmCidRecord[]
 }
 
 /** Stop conditions of runUntil; an absent field is "no limit" (ks_run_limit). */
@@ -195,6 +277,19 @@ export interface Simulation {
   recentEvents(): readonly SimEvent[]
   /** The bursts run so far (intermittent workloads), in start order. */
   burstCosts(): BurstCost[]
+  /**
+   * The mm_cid lesson's view of process tgid (one wasm call; the first also
+   * sizes and allocates the view's block). Throws KscopeError (NOT_FOUND) if
+   * the run has no mm_cid model.
+   */
+  mmCidView(tgid: number, since?: MmCidSince): MmCidView
+  /**
+   * Scans the run ahead from step 0 to its end (or maxEvents), recording
+   * what RunTimeline holds, then comes back to the current step. About four
+   * wasm calls per event (step, log window, burst count; stats when a burst
+   * started): for set-up, not for animation frames.
+   */
+  timeline(maxEvents: number): RunTimeline
   stats(): SimStats
   /** JS->wasm calls made so far (tests check the per-frame budget). */
   wasmCalls(): number
@@ -208,6 +303,10 @@ export const RECENT_EVENTS = 24
 export interface KscopeCore {
   /** The core's version string, e.g. "0.1.0". */
   version(): string
+  /** The allocator branches the mm_cid log names, in ks_mm_cid_path order: name and one-sentence help. */
+  mmCidPaths(): { name: string; help: string }[]
+  /** The cache model's default eviction parameters (ks_cache_default_params). */
+  cacheDefaults(): CacheParams
   /** The built-in machine presets, in the core's order. */
   presets(): PresetInfo[]
   /** Builds a preset's topology; throws KscopeError (NOT_FOUND) for an unknown name. */
@@ -251,6 +350,8 @@ const S_OUT = S_PRODUCED + 4
 /** ks_sim_run_until_tail's buffer: the last RECENT_EVENTS events of a run, oldest first. */
 const S_TAIL = S_OUT + 8
 const SCRATCH_BYTES = S_TAIL + RECENT_EVENTS * EVENT_BYTES
+/** ks_mm_cid_lesson: the embedded ks_mm_cid_mm starts at byte 88. */
+const MM_LESSON_MM = 88
 
 /** Loads the C core: instantiates the wasm module once per call. */
 export async function loadCore(options: LoadCoreOptions = {}): Promise<KscopeCore> {
@@ -340,6 +441,9 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     const config = scratch + S_CONFIG
     mod.HEAPU8.fill(0, config, config + CONFIG_BYTES)
     mod._ks_cache_default_params(config + CONFIG_CACHE)
+    const cache = options.cache ?? {}
+    if (cache.privateBackgroundBytesPerUs !== undefined) mod.HEAP32[(config + CONFIG_CACHE) >>> 2] = cache.privateBackgroundBytesPerUs
+    if (cache.llcBackgroundBytesPerUs !== undefined) mod.HEAP32[(config + CONFIG_CACHE + 4) >>> 2] = cache.llcBackgroundBytesPerUs
     views().u64[config >>> 3] = BigInt.asUintN(64, BigInt(options.seed))
     return withCString(options.algo ?? 'none', (algo) => {
       mod.HEAPU32[(config + CONFIG_ALGO) >>> 2] = algo
@@ -372,6 +476,9 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     let finished = false
     let freed = false
     let recent: SimEvent[] = []
+    /** The mm_cid lesson block (ks_mm_cid_lesson_get), allocated on first use. */
+    let lesson = 0
+    let lessonBytes = 0
 
     const live = () => {
       if (freed) throw new KscopeError(KsStatus.INVALID_ARG, 'simulation already freed', 'Simulation')
@@ -513,19 +620,120 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
         return decodeStats(views(), scratch + S_STATS)
       },
 
+      mmCidView(tgid, since = {}) {
+        live()
+        if (!lesson) {
+          calls++
+          lessonBytes = mod._ks_mm_cid_lesson_size(sim) >>> 0
+          if (!lessonBytes) throw new KscopeError(KsStatus.NOT_FOUND, 'not found', 'ks_mm_cid_lesson_size (no mm_cid model)')
+          lesson = mod._malloc(lessonBytes)
+          if (!lesson) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
+        }
+        calls++
+        check(mod._ks_mm_cid_lesson_get(sim, tgid, lesson, lessonBytes), 'ks_mm_cid_lesson_get')
+        // No wasm calls below: the views stay attached.
+        const v = views()
+        const h = decodeMmCidLessonHeader(v, lesson)
+        const logEnd = h.log_first_seq + h.log_count
+        const burstsFrom = Math.min(since.burstsFrom ?? 0, h.burst_count)
+        return {
+          now_ns: h.now_ns,
+          step: h.step,
+          frame: decodeFrame(v, h.frame),
+          mm: h.mm_status === KsStatus.OK ? decodeMmCidMm(v, lesson + MM_LESSON_MM) : null,
+          cidmask: decodeMask(v, lesson + h.cidmask_off, h.nr_cpus),
+          cpusAllowed: decodeMask(v, lesson + h.cpus_allowed_off, h.nr_cpus),
+          pcpu: decodeMmCidPcpu(v, lesson + h.pcpu_off, h.nr_cpus),
+          areas: decodeMmCidAreas(v, lesson + h.areas_off, h.nr_cpus),
+          logStart: h.log_first_seq,
+          logEnd,
+          records: h.log_count ? decodeMmCidRecords(v, h.log_records, h.log_first_seq, since.logFrom ?? 0, logEnd) : [],
+          burstCount: h.burst_count,
+          bursts: h.burst_count > burstsFrom && h.bursts
+            ? decodeBursts(v, h.bursts + burstsFrom * BURST_BYTES, h.burst_count - burstsFrom)
+            : [],
+        }
+      },
+
+      timeline(maxEvents) {
+        live()
+        const back = stepNo
+        goTo(0)
+        const ts: number[] = []
+        const logEnd: number[] = []
+        const burstEnd: number[] = []
+        const burstLines: (number[] | null)[] = []
+        const linesFrom = () => {
+          calls++
+          check(mod._ks_sim_get_stats(sim, scratch + S_STATS), 'ks_sim_get_stats')
+          return decodeStats(views(), scratch + S_STATS).lines_from
+        }
+        let lines = linesFrom()
+        let bursts = 0
+        let ended = false
+        while (ts.length < maxEvents) {
+          calls += 4
+          check(mod._ks_sim_step(sim, scratch + S_EVENT, scratch + S_PRODUCED), 'ks_sim_step')
+          if (!mod.HEAP32[(scratch + S_PRODUCED) >>> 2]) {
+            ended = true
+            break
+          }
+          ts.push(Number(views().u64[(scratch + S_EVENT) >>> 3]))
+          logEnd.push(Number(mod._ks_mm_cid_log_first_seq(sim)) + (mod._ks_mm_cid_log_count(sim) >>> 0))
+          const now = mod._ks_sim_burst_count(sim) >>> 0
+          if (now > bursts) {
+            const after = linesFrom()
+            for (let b = bursts; b < now - 1; b++) burstLines.push(null)
+            burstLines.push(now - bursts === 1 ? after.map((n, i) => n - lines[i]) : null)
+            lines = after
+            bursts = now
+          }
+          burstEnd.push(bursts)
+        }
+        // The whole log, read before coming back (a step back hides the records after it).
+        calls += 3
+        const first = Number(mod._ks_mm_cid_log_first_seq(sim))
+        const count = mod._ks_mm_cid_log_count(sim) >>> 0
+        const at = mod._ks_mm_cid_log_records(sim)
+        const records = count && at ? decodeMmCidRecords(views(), at, first, first, first + count) : []
+        stepNo = ts.length
+        finished = ended
+        goTo(back)
+        return {
+          ts: Float64Array.from(ts), logEnd: Float64Array.from(logEnd), burstEnd: Uint32Array.from(burstEnd), burstLines,
+          finished: ended, records,
+        }
+      },
+
       wasmCalls: () => calls,
 
       free() {
         if (freed) return
         freed = true
+        if (lesson) mod._free(lesson)
         h.releaseCore()
       },
     }
     return simulation
   }
 
+  let paths: { name: string; help: string }[] | null = null
+
   return {
     version: () => text(mod._ks_version()),
+    mmCidPaths() {
+      paths ??= MM_CID_PATHS.map((_, i) => ({ name: text(mod._ks_mm_cid_path_name(i)), help: text(mod._ks_mm_cid_path_help(i)) }))
+      return paths
+    },
+    cacheDefaults() {
+      const at = mod._malloc(16)
+      try {
+        mod._ks_cache_default_params(at)
+        return { privateBackgroundBytesPerUs: mod.HEAP32[at >>> 2], llcBackgroundBytesPerUs: mod.HEAP32[(at >>> 2) + 1] }
+      } finally {
+        mod._free(at)
+      }
+    },
     memoryBytes: () => mod.HEAPU8.buffer.byteLength,
     eventTypeName: (type) => text(mod._ks_event_type_name(type)),
     simulate,

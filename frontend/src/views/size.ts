@@ -41,3 +41,23 @@ export function usePrefersReducedMotion(): boolean {
     () => false,
   )
 }
+
+/** The element's content width alone (for boxes whose height their content sets): null until measured. */
+export function useElementWidth<T extends HTMLElement>(): [RefObject<T | null>, number | null] {
+  const ref = useRef<T>(null)
+  const [width, setWidth] = useState<number | null>(null)
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const update = (w: number) => {
+      if (w < 1) return
+      const next = Math.round(w)
+      setWidth((prev) => (prev === next ? prev : next))
+    }
+    update(el.clientWidth)
+    const observer = new ResizeObserver(([entry]) => update(entry.contentRect.width))
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [])
+  return [ref, width]
+}
