@@ -16,7 +16,9 @@ from typing import Any
 from kscope import __version__, simulate, text_report, topology, topology_files, units
 from kscope.bench import node
 from kscope.core.config import get_settings
+from kscope.ingest.sources import InputError
 from kscope.native import core
+from kscope.store.store import SqlRefused, SqlTimeout, TraceNotFound
 
 # Bad input (exit 2): each names what was wrong and where.
 BAD_INPUT_ERRORS = (
@@ -24,6 +26,10 @@ BAD_INPUT_ERRORS = (
     topology_files.TopologyInputError,
     core.ParseError,
     simulate.WorkloadFileError,
+    InputError,
+    TraceNotFound,
+    SqlRefused,
+    SqlTimeout,
 )
 # Failures of the machine, not the input (exit 1).
 FAILURES = (core.CoreLibraryMissing, core.KscopeCoreError, node.NodeUnavailable, node.NodeScriptFailed)
@@ -75,9 +81,11 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from kscope.bench import core_bench, frame_bench
+    from kscope.bench import core_bench, frame_bench, ingest_bench
 
-    if args.target == "core":
+    if args.target == "ingest":
+        document = ingest_bench.run(args.events if args.events != 5_000_000 else 1_000_000, args.big)
+    elif args.target == "core":
         try:
             document = core_bench.run(args.events, args.repeat)
         except core_bench.HashMismatch as err:
@@ -99,6 +107,91 @@ def cmd_repro(args: argparse.Namespace) -> int:
     document = mm_cid.run(rounds=args.rounds, runs=args.runs, background=args.background,
                           progress=None if args.json else progress)
     _emit(document, args.json, text_report.repro_mm_cid)
+    return EXIT_OK
+
+
+def _open_store():  # type: ignore[no-untyped-def]
+    from kscope.store.store import TraceStore
+
+    return TraceStore(get_settings())
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from kscope.ingest.pipeline import ingest
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    store = _open_store()
+    try:
+        done = ingest(store, path, name=path.name)
+    finally:
+        store.close()
+    document = {**done.record.summary, "token": done.token}
+    _emit(document, args.json, text_report.ingest_summary)
+    return EXIT_OK
+
+
+def cmd_traces(args: argparse.Namespace) -> int:
+    store = _open_store()
+    try:
+        rows = [{k: v for k, v in vars(r).items() if k not in ("owner_hash", "summary")}
+                for r in store.list_traces()]
+    finally:
+        store.close()
+    _emit(rows, args.json, text_report.traces_table)
+    return EXIT_OK
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    store = _open_store()
+    try:
+        store.get(args.trace_id)
+        result = store.sql(args.trace_id, args.sql)
+    finally:
+        store.close()
+    _emit(result, args.json, text_report.query_table)
+    return EXIT_OK
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    from kscope import capture
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if command and args.pid:
+        raise InputError("capture: give --pid P or -- CMD, not both")
+    request = capture.CaptureRequest(seconds=args.seconds, events=args.events or [], output=Path(args.output),
+                                     pid=args.pid, command=command or None)
+    try:
+        document = (capture.capture_trace_cmd if args.trace_cmd else capture.capture)(request)
+    except capture.CaptureRefused as err:
+        print(f"kscope: capture refused: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("kscope: capture interrupted; tracing state restored", file=sys.stderr)
+        return 130
+    _emit(document, args.json, lambda d: f"wrote {d['output']} ({d['bytes']} bytes, {d['seconds']} s)")
+    return EXIT_OK
+
+
+def cmd_capture_vm(args: argparse.Namespace) -> int:
+    from kscope.vm import capture_vm, deps, workloads
+
+    request = capture_vm.VmRequest(workload=args.workload, seconds=args.seconds, output=Path(args.output),
+                                   kernel=args.kernel, smp=args.smp, numa=args.numa, memory_mib=args.memory,
+                                   cmdline=" ".join(args.cmdline or []), threads=args.threads,
+                                   delay_ms=args.delay_ms, accel=args.accel, timeout=args.timeout,
+                                   install=not args.no_install)
+    try:
+        document = capture_vm.capture_vm(request)
+    except (deps.MissingTool, capture_vm.VmRequestError) as err:
+        print(f"kscope: capture-vm: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (capture_vm.VmCaptureError, workloads.WorkloadBuildError) as err:
+        print(f"kscope: capture-vm: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    _emit(document, args.json, lambda d: f"wrote {d['output']} ({d['events']} events, {d['kernel']}, "
+                                         f"{d['accel']}, boot {d['boot_s']} s, total {d['total_s']} s)")
     return EXIT_OK
 
 
@@ -152,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_sim_parser(sub)
     _add_decode_parser(sub)
+    _add_store_parsers(sub)
+    _add_capture_parser(sub)
+    _add_capture_vm_parser(sub)
     _add_bench_parser(sub)
     _add_repro_parser(sub)
     return parser
@@ -214,11 +310,75 @@ def _add_decode_parser(sub: Any) -> None:
     decode.set_defaults(func=cmd_decode)
 
 
+def _add_store_parsers(sub: Any) -> None:
+    ingest = sub.add_parser("ingest", help="decode a trace file and store it (format detected from content)")
+    ingest.add_argument("file", metavar="FILE",
+                        help="ftrace text (tracefs `trace`, `trace-cmd report`, `kscope capture`), "
+                             "plain or gzip/xz/zstd/zip compressed")
+    ingest.add_argument("--json", action="store_true", help="print one JSON document")
+    ingest.set_defaults(func=cmd_ingest)
+
+    traces = sub.add_parser("traces", help="list the stored traces")
+    traces.add_argument("--json", action="store_true", help="print one JSON document")
+    traces.set_defaults(func=cmd_traces)
+
+    query = sub.add_parser("query", help="run one read-only SQL SELECT over a stored trace's `events`")
+    query.add_argument("trace_id", metavar="ID", help="trace id (see `kscope traces`)")
+    query.add_argument("sql", metavar="SQL", help='e.g. "SELECT type, count(*) FROM events GROUP BY 1"')
+    query.add_argument("--json", action="store_true", help="print one JSON document")
+    query.set_defaults(func=cmd_query)
+
+
+def _add_capture_parser(sub: Any) -> None:
+    cap = sub.add_parser("capture", help="record scheduler events from the running kernel (tracefs, root)")
+    cap.add_argument("--seconds", type=float, default=1.0, help="how long to record (default 1; with CMD: at most)")
+    cap.add_argument("--events", action="append", metavar="LIST",
+                     help="comma-separated: sched, rseq, SYSTEM, SYSTEM:EVENT (default: kscope's sched "
+                          "tracepoints and rseq_update)")
+    cap.add_argument("--pid", type=_positive, help="only this process (and its children/threads)")
+    cap.add_argument("--trace-cmd", action="store_true", help="record a trace.dat with trace-cmd instead")
+    cap.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the trace")
+    cap.add_argument("--json", action="store_true", help="print one JSON document")
+    cap.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ...",
+                     help="run CMD and record it (and its threads/children) while it runs")
+    cap.set_defaults(func=cmd_capture)
+
+
+def _add_capture_vm_parser(sub: Any) -> None:
+    from kscope.vm.workloads import WORKLOADS
+
+    vm = sub.add_parser("capture-vm", help="boot a kernel in QEMU with a chosen CPU/NUMA shape, run a workload, "
+                                           "record its scheduler events")
+    vm.add_argument("--kernel", default="debian",
+                    help="'debian' (Debian's 6.12 image, fetched into .kscope/vm/ without installing it) "
+                         "or a bzImage path (default debian)")
+    vm.add_argument("--smp", type=_positive, default=16, help="vCPUs (default 16)")
+    vm.add_argument("--numa", type=_positive, default=4, help="NUMA nodes, one socket each (default 4)")
+    vm.add_argument("--memory", type=_positive, default=2048, metavar="MIB", help="guest memory (default 2048)")
+    vm.add_argument("--workload", required=True, choices=list(WORKLOADS),
+                    help="; ".join(f"{w.name}: {w.about} [seed {w.seed}]" for w in WORKLOADS.values()))
+    vm.add_argument("--seconds", type=float, default=2.0, help="how long the workload runs (default 2)")
+    vm.add_argument("--threads", type=_positive, help="workload threads/processes (default: per workload)")
+    vm.add_argument("--delay-ms", type=_non_negative, default=200, help="intermittent: delay between turns (default 200)")
+    vm.add_argument("--cmdline", action="append", metavar="ARGS", help="extra kernel command line")
+    vm.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"],
+                    help="auto: KVM with a short boot timeout, then TCG (default)")
+    vm.add_argument("--timeout", type=float, default=300.0, help="overall limit in seconds; QEMU is killed (default 300)")
+    vm.add_argument("--no-install", action="store_true", help="never run apt; print what to install instead")
+    vm.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the trace (and FILE.topology)")
+    vm.add_argument("--json", action="store_true", help="print one JSON document")
+    vm.set_defaults(func=cmd_capture_vm)
+
+
 def _add_bench_parser(sub: Any) -> None:
     bench = sub.add_parser("bench", help="benchmarks of the C core, native and wasm (figures, not tests)")
-    bench.add_argument("target", choices=["core", "frame"],
-                       help="core: events/s native vs wasm; frame: one animation frame of 480 CPUs in wasm")
-    bench.add_argument("--events", type=_positive, default=5_000_000, help="core: events per run (default 5M)")
+    bench.add_argument("target", choices=["core", "frame", "ingest"],
+                       help="core: events/s native vs wasm; frame: one animation frame of 480 CPUs in wasm; "
+                            "ingest: real-trace ingest (MB/s, RSS, bytes/event, summary latency)")
+    bench.add_argument("--events", type=_positive, default=5_000_000,
+                       help="core: events per run (default 5M); ingest: the small trace (default 1M)")
+    bench.add_argument("--big", type=_non_negative, default=10_000_000,
+                       help="ingest: the big trace's events (default 10M; 0 skips it)")
     bench.add_argument("--repeat", type=_positive, default=3, help="core: runs per side, best counts (default 3)")
     bench.add_argument("--frames", type=_positive, default=500, help="frame: timed frames (default 500)")
     bench.add_argument("--tick", type=_duration, default=100_000, metavar="DURATION",

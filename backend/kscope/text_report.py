@@ -1,5 +1,6 @@
 """Human-readable renderings of topology data for the CLI (the JSON forms need none)."""
 
+import json
 from itertools import groupby
 from typing import Any
 
@@ -86,8 +87,27 @@ def decode_summary(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _ingest_bench(doc: dict[str, Any]) -> str:
+    t, met = doc["targets"], doc["met"]
+    lines = [f"bench ingest on {doc['machine']['cpus']} CPUs (targets: >= {t['ingest_mb_per_s']} MB/s, "
+             f"RSS <= {t['peak_rss_over_input']}x input, <= {t['bytes_per_event']} B/event, "
+             f"summary p95 <= {t['summary_p95_ms_10m']} ms at 10M and <= {t['summary_10m_over_1m']}x 1M)"]
+    for r in doc["ftrace_text"].values():
+        lines.append(
+            f"  ftrace text {r['events']} events, {r['input_bytes'] / 1e6:.0f} MB: {r['ingest_s']} s = "
+            f"{r['mb_per_s']} MB/s, {r['events_per_s'] / 1e6:.2f} M events/s ({r['ingest_over_wc']}x `wc -l` "
+            f"{r['wc_l_s']} s); peak RSS {r['peak_rss_bytes'] / 1e6:.0f} MB = {r['peak_rss_over_input']}x input; "
+            f"{r['bytes_per_event']} B/event stored; summary p50 {r['summary']['p50_ms']} ms "
+            f"p95 {r['summary']['p95_ms']} ms")
+    lines.append(f"  trace.dat: {json.dumps(doc['trace_dat'])}")
+    lines.append("  met: " + ", ".join(f"{k} {'yes' if v else ('n/a' if v is None else 'NO')}" for k, v in met.items()))
+    return "\n".join(lines)
+
+
 def bench_report(doc: dict[str, Any]) -> str:
     """The benchmark's figures next to its targets."""
+    if "ftrace_text" in doc:
+        return _ingest_bench(doc)
     if "native_events_per_s" in doc:
         targets = doc["targets"]
         return "\n".join([
@@ -164,4 +184,41 @@ def repro_mm_cid(doc: dict[str, Any]) -> str:
         fitted = f"  [calibrated on {c['calibrated_on']}]" if c["calibrated_on"] else ""
         lines.append(f"  {c['constant']}: {c['value']}{fitted}")
         lines.append(f"      source: {c['source']}")
+    return "\n".join(lines)
+
+
+def ingest_summary(doc: dict[str, Any]) -> str:
+    """What `kscope ingest` stored: id, format, counts by type, span, problems."""
+    span_ms = (doc["t_last_ns"] - doc["t_first_ns"]) / 1e6
+    lines = [
+        f"trace {doc['trace_id']}: {doc['name']} ({doc['format']}), {doc['events']} events, "
+        f"{doc['cpus']} CPUs, {doc['tasks']} tasks, {span_ms:.3f} ms",
+        f"  kernel: {doc['kernel'] or '(not recorded)'}   stored: {doc['bytes_stored']} bytes "
+        f"({doc['bytes_per_event']} B/event)",
+    ]
+    lines += [f"  {name:<24} {count}" for name, count in doc["by_type"].items()]
+    if doc["malformed_lines"]:
+        err = doc["first_error"] or {}
+        lines.append(f"  malformed lines: {doc['malformed_lines']} (first: line {err.get('line')}: "
+                     f"{err.get('message')})")
+    if doc.get("token"):
+        lines.append(f"  owner token: {doc['token']}")
+    return "\n".join(lines)
+
+
+def traces_table(traces: list[dict[str, Any]]) -> str:
+    """One line per stored trace."""
+    if not traces:
+        return "no traces stored"
+    rows = [f"{'id':<16}  {'format':<8}  {'events':>10}  {'cpus':>4}  name"]
+    rows += [f"{t['id']:<16}  {t['format']:<8}  {t['events']:>10}  {t['cpus']:>4}  {t['name']}" for t in traces]
+    return "\n".join(rows)
+
+
+def query_table(result: dict[str, Any]) -> str:
+    """A query's rows as tab-separated text under a header line."""
+    lines = ["\t".join(result["columns"])]
+    lines += ["\t".join("" if v is None else str(v) for v in row) for row in result["rows"]]
+    if result.get("truncated"):
+        lines.append(f"(truncated at {len(result['rows'])} rows)")
     return "\n".join(lines)

@@ -14,3 +14,48 @@ KSCOPE = Path(sys.executable).parent / "kscope"
 def workloads() -> Path:
     """wasm-core/workloads: the example workloads the C tests also run."""
     return WORKLOADS
+
+
+CORPUS = REPO.parent / "shared" / "corpus" / "public"
+
+
+@pytest.fixture(scope="session")
+def sim_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """hackbench-2g on classroom-8 exported as ftrace text (32176 events, 8 CPUs)."""
+    from kscope import simulate
+
+    out = tmp_path_factory.mktemp("sim") / "hackbench.txt"
+    simulate.run(simulate.SimRequest(topology="classroom-8", workload=WORKLOADS / "hackbench-2g.json",
+                                     seed=0, until_ns=2_000_000_000, hash_events=False), export_to=out)
+    return out
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """A private PostgreSQL cluster on 127.0.0.1 for this session (scripts/pg-test-cluster.sh)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    script = REPO / "scripts" / "pg-test-cluster.sh"
+    # Directly under /tmp: pytest's own tmp dirs are 0700, out of reach of the postgres user.
+    base = Path(tempfile.mkdtemp(prefix="kscope-pg-"))
+    port = _free_port()
+    start = subprocess.run([str(script), "start", str(base), str(port)], capture_output=True, text=True)
+    if start.returncode != 0:
+        reason = f"PostgreSQL unavailable: {start.stderr.strip() or start.stdout.strip()}"
+        print(reason)
+        pytest.skip(reason)
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([str(script), "stop", str(base), str(port)], capture_output=True, text=True)
+        shutil.rmtree(base, ignore_errors=True)

@@ -1,11 +1,14 @@
 """The FastAPI application: API routes under /api, OpenAPI at /docs, the frontend at /."""
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from kscope import __version__
 from kscope.api.frontend import SinglePageApp
-from kscope.api.routes import health, topologies
+from kscope.api.routes import health, topologies, traces
 from kscope.core.config import Settings, get_settings
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
 
@@ -18,6 +21,15 @@ async def _core_failed(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(status_code=500, content={"detail": str(exc)})
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    store = getattr(app.state, "store", None)  # opened on first use (api/deps.py)
+    if store is not None:
+        store.close()
+        app.state.store = None
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new application; `settings` defaults to the process-wide Settings."""
     settings = settings or get_settings()
@@ -25,12 +37,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="kscope",
         version=__version__,
         description="Models of Linux kernel scheduling algorithms, computed by the kscope C core.",
+        lifespan=_lifespan,
     )
     app.state.settings = settings
     app.add_exception_handler(CoreLibraryMissing, _core_missing)
     app.add_exception_handler(KscopeCoreError, _core_failed)
     app.include_router(health.router, prefix="/api")
     app.include_router(topologies.router, prefix="/api")
+    app.include_router(traces.router, prefix="/api")
     # Last: the mount at / only sees paths no API route matched.
     app.mount("/", SinglePageApp(settings.frontend_dist), name="frontend")
     return app

@@ -1,5 +1,7 @@
 """Pydantic schemas of the API: the contract the frontend's client is generated from."""
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -50,3 +52,83 @@ class TopologyPublic(BaseModel):
     threads_per_core: int
     cache_kib: CacheKib
     cpu_list: list[CpuPublic] = Field(description="one record per CPU, in CPU order")
+
+
+class ParseProblem(BaseModel):
+    """Where the first malformed line of an input was, and what was wrong."""
+
+    line: int
+    column: int = 0
+    field: str = ""
+    message: str = ""
+
+
+class TracePublic(BaseModel):
+    """A stored trace: what ingest found in it."""
+
+    id: str = Field(examples=["3f2a9c0d1e4b5a67"])
+    name: str = Field(description="the uploaded file's name")
+    format: str = Field(examples=["ftrace"], description="detected from the content, not the name")
+    created_at: str
+    events: int
+    cpus: int = Field(description="CPUs that have events")
+    t_first_ns: int = Field(description="first event's time (the trace's own clock)")
+    t_last_ns: int
+    tasks: int = Field(description="distinct thread ids seen")
+    kernel: str = Field(description="kernel release, when the trace records it")
+    malformed_lines: int = Field(description="lines that did not read (counted, not fatal)")
+    bytes_in: int
+    bytes_stored: int
+    by_type: dict[str, int] = Field(default_factory=dict, description="events per tracepoint name")
+    first_error: ParseProblem | None = None
+
+
+class TraceCreated(TracePublic):
+    """A trace just ingested, with the owner token to send back as X-Kscope-Token."""
+
+    token: str
+
+
+class IngestAccepted(BaseModel):
+    """An upload received and being ingested in the background (follow /progress)."""
+
+    id: str
+    token: str
+    progress_url: str
+
+
+class IngestProgress(BaseModel):
+    """One progress report of an ingest."""
+
+    trace_id: str
+    name: str
+    phase: str = Field(description="upload, decompress, decode, summaries, done or error")
+    bytes_done: int
+    bytes_total: int
+    fraction: float | None = None
+    events: int
+    error: str | None = None
+
+
+class OccupancySummary(BaseModel):
+    """Per-CPU busy fraction per time bucket over [t0_ns, t1_ns), from the stored summaries."""
+
+    trace_id: str
+    t0_ns: int
+    t1_ns: int
+    buckets: int
+    bucket_ns: float
+    cpus: list[int]
+    occupancy: list[list[float]] = Field(description="one row per CPU (in `cpus` order), 0..1 per bucket")
+
+
+class SqlRequest(BaseModel):
+    """One read-only SELECT over the trace's `events` view."""
+
+    sql: str = Field(examples=["SELECT type, count(*) FROM events GROUP BY 1"])
+
+
+class SqlResult(BaseModel):
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool

@@ -8,6 +8,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # backend/kscope/core/config.py -> the repository root (the package is installed editable).
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
+MIB = 1 << 20
+GIB = 1 << 30
+
 
 class Settings(BaseSettings):
     """Backend settings; each field can be overridden by `KSCOPE_<FIELD>`."""
@@ -22,6 +25,27 @@ class Settings(BaseSettings):
     wasm_module: Path = REPO_ROOT / "wasm-core" / "build" / "wasm" / "kscope_core.mjs"
     node: str = "node"  # the Node.js executable (a name on PATH or a path)
     frontend_dist: Path = REPO_ROOT / "frontend" / "dist"
+
+    # Trace store: metadata in <data_dir>/meta.sqlite (or PostgreSQL when database_url is
+    # a postgresql:// URL), events and summaries in <data_dir>/traces/<id>/.
+    data_dir: Path = REPO_ROOT / ".kscope" / "data"
+    database_url: str = ""
+    # Uploads: bytes accepted on the wire (compressed or not), default 4 GiB.
+    max_upload_bytes: int = 4 * GIB
+    # Decompressed size limit (bytes) and the largest decompressed/compressed ratio a
+    # compressed input may reach (measured once more than 1 MiB came out): bomb guards.
+    max_decompressed_bytes: int = 16 * GIB
+    max_compression_ratio: int = 500
+    # Records per Parquet write (bounds ingest memory: ~300 bytes each while in flight;
+    # raised to 2048 per CPU seen, so row groups stay big on many-CPU machines).
+    ingest_batch_events: int = 1 << 16
+    # Threads decoding one text trace side by side (files over 32 MiB); 0: one per CPU, at most 4.
+    ingest_decode_threads: int = 0
+    # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
+    sql_timeout_s: float = 10.0
+    sql_max_rows: int = 100_000
+    # Rows /events returns at most per request.
+    events_max_rows: int = 1_000_000
 
 
 @lru_cache

@@ -171,7 +171,31 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_ftrace_exporter_free": ([_Handle], None),
     "ks_ftrace_exporter_read": ([_Handle, ctypes.c_void_p, _i32, _P(_i32)], _i32),
     "ks_ftrace_exporter_flags": ([_Handle], _u32),
+    # trace_detect.h
+    "ks_trace_detect": ([ctypes.c_void_p, _i32], _i32),
+    "ks_trace_format_name": ([_i32], _str),
+    # tracedat.h
+    "ks_tracedat_decoder_new": ([_HandleOut], _i32),
+    "ks_tracedat_decoder_free": ([_Handle], None),
+    "ks_tracedat_decoder_want": ([_Handle, _P(ctypes.c_int64), _P(_i32)], _i32),
+    "ks_tracedat_decoder_feed": ([_Handle, ctypes.c_int64, ctypes.c_void_p, _i32, _Handle], _i32),
+    "ks_tracedat_decoder_finish": ([_Handle, _Handle], _i32),
+    "ks_tracedat_decoder_stats": ([_Handle, _P(st.KsTracedatStats)], _i32),
+    # perf.h
+    "ks_perf_decoder_new": ([_HandleOut], _i32),
+    "ks_perf_decoder_free": ([_Handle], None),
+    "ks_perf_decoder_feed": ([_Handle, ctypes.c_void_p, _i32, _Handle], _i32),
+    "ks_perf_decoder_finish": ([_Handle, _Handle], _i32),
+    "ks_perf_decoder_stats": ([_Handle, _P(st.KsPerfStats)], _i32),
+    # systrace.h
+    "ks_systrace_decoder_new": ([_HandleOut], _i32),
+    "ks_systrace_decoder_free": ([_Handle], None),
+    "ks_systrace_decoder_feed": ([_Handle, ctypes.c_void_p, _i32, _Handle], _i32),
+    "ks_systrace_decoder_finish": ([_Handle, _Handle], _i32),
+    "ks_systrace_decoder_stats": ([_Handle, _P(st.KsSystraceStats)], _i32),
 }
+# Formats whose decoder a libkscope.so may lack (an older build): bound only if exported.
+OPTIONAL_PREFIXES = ("ks_trace_detect", "ks_trace_format_name", "ks_tracedat_", "ks_perf_", "ks_systrace_")
 
 
 @lru_cache(maxsize=1)
@@ -185,10 +209,17 @@ def lib() -> ctypes.CDLL:
         )
     cdll = ctypes.CDLL(str(path))
     for name, (argtypes, restype) in _SIGNATURES.items():
+        if name.startswith(OPTIONAL_PREFIXES) and not hasattr(cdll, name):
+            continue
         fn = getattr(cdll, name)
         fn.argtypes = argtypes
         fn.restype = restype
     return cdll
+
+
+def has(name: str) -> bool:
+    """Whether the loaded core exports `name` (optional decoders of older builds)."""
+    return hasattr(lib(), name)
 
 
 def text(raw: bytes | None) -> str:

@@ -157,3 +157,62 @@ def decode_file(path: Path, keep: int = 0) -> DecodeResult:
                 yield piece
 
     return decode_stream(pieces(), keep)
+
+
+class FtraceDecoder:
+    """The streaming ftrace text decoder as an object: feed pieces, get event logs back.
+
+    Each feed() returns a fresh EventLog holding the records of the lines the piece
+    completed (the caller closes it); finish() returns the last line's. stats() may be
+    read at any time (counters so far). The C call runs without the GIL, so a decoder
+    thread overlaps with whatever consumes the logs.
+    """
+
+    def __init__(self) -> None:
+        self._lib = core.lib()
+        self._handle = ctypes.c_void_p()
+        core.check(self._lib.ks_ftrace_decoder_new(ctypes.byref(self._handle)))
+
+    def feed(self, piece: bytes) -> EventLog:
+        log = EventLog()
+        try:
+            core.check(self._lib.ks_ftrace_decoder_feed(self._handle, piece, len(piece), log.handle))
+        except BaseException:
+            log.close()
+            raise
+        return log
+
+    def finish(self) -> EventLog:
+        log = EventLog()
+        try:
+            core.check(self._lib.ks_ftrace_decoder_finish(self._handle, log.handle))
+        except BaseException:
+            log.close()
+            raise
+        return log
+
+    def stats(self) -> dict[str, Any]:
+        """The counters as a dict; first_error is None or {line, column, field, message}."""
+        s = st.KsFtraceStats()
+        core.check(self._lib.ks_ftrace_decoder_stats(self._handle, ctypes.byref(s)))
+        err = s.first_error
+        return {
+            "format": FORMATS.get(s.format, str(s.format)),
+            "lines": s.lines, "events": s.events, "generic_events": s.generic_events,
+            "comment_lines": s.comment_lines, "malformed_lines": s.malformed_lines,
+            "lost_events": s.lost_events, "nr_cpus": s.nr_cpus,
+            "first_error": None if err.line == 0 else {
+                "line": err.line, "column": err.column_or_field,
+                "field": core.text(err.field), "message": core.text(err.message)},
+        }
+
+    def close(self) -> None:
+        if self._handle:
+            self._lib.ks_ftrace_decoder_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __enter__(self) -> "FtraceDecoder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

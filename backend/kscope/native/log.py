@@ -51,3 +51,36 @@ class EventLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def records_view(log: EventLog) -> memoryview:
+    """The log's records as a read-only view of the C array (no copy).
+
+    Valid only while the log lives and nothing is appended to it.
+    """
+    n = len(log)
+    if n == 0:
+        return memoryview(b"")
+    base = core.lib().ks_event_log_data(log.handle)
+    return memoryview((ctypes.c_char * (n * events.EVENT_SIZE)).from_address(base)).cast("B")
+
+
+def text_arena(log: EventLog, last_fields_off: int) -> bytes:
+    """The text arena up to and including the string at last_fields_off (a copy).
+
+    Generic records append "name\\0fields\\0" back to back, so the arena up to the
+    last generic record's fields text holds every name and fields text of the log.
+    """
+    start = _text_address(log.handle, 0)
+    if not start:
+        return b""
+    end = _text_address(log.handle, last_fields_off)
+    tail = ctypes.string_at(end)
+    return ctypes.string_at(start, end - start + len(tail) + 1)
+
+
+def _text_address(handle: ctypes.c_void_p, offset: int) -> int:
+    fn = core.lib()["ks_event_log_text"]  # a second prototype: the address, not a str
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    fn.restype = ctypes.c_void_p
+    return fn(handle, offset) or 0

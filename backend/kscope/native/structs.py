@@ -127,6 +127,37 @@ class KsFtraceStats(ctypes.Structure):
     ]
 
 
+class KsTracedatStats(ctypes.Structure):
+    """struct ks_tracedat_stats: the trace.dat decoder's counters and what the file says."""
+
+    _fields_ = [
+        ("events", _u32), ("generic_events", _u32), ("malformed", _u32), ("lost_events", _u32),
+        ("pages", _u32), ("event_formats", _u32), ("nr_cpus", _i32), ("version", _i32),
+        ("long_size", _i32), ("page_size", _i32), ("big_endian", _i32), ("status", _i32),
+        ("error_offset", ctypes.c_int64), ("bytes_fed", ctypes.c_int64), ("skipped_buffers", _u32),
+        ("lost_pages", _u32), ("uname", ctypes.c_char * 96), ("trace_clock", ctypes.c_char * 32),
+        ("first_error", KsParseError),
+    ]
+
+
+class KsPerfStats(ctypes.Structure):
+    """struct ks_perf_stats: what the perf script / timehist decoder has seen."""
+
+    _fields_ = [
+        ("lines", _u32), ("events", _u32), ("generic_events", _u32), ("samples", _u32),
+        ("comment_lines", _u32), ("malformed_lines", _u32), ("frame_lines", _u32), ("nr_cpus", _i32),
+        ("format", _i32), ("columns", _u32), ("status", _i32), ("reserved", _u32),
+        ("first_error", KsParseError),
+    ]
+
+
+class KsSystraceStats(ctypes.Structure):
+    """struct ks_systrace_stats: the embedded ftrace text's stats plus the HTML's blocks."""
+
+    _fields_ = [("ftrace", KsFtraceStats), ("text_blocks", _u32), ("json_blocks", _u32),
+                ("first_text_line", _i32), ("html_lines", _u32)]
+
+
 class KsSimConfig(ctypes.Structure):
     """struct ks_sim_config (native ABI: the algo pointer is 8 bytes here, 4 in wasm32)."""
 
@@ -148,6 +179,9 @@ SIZES = {
     KsAccessCost: 64,
     KsLineStats: 16,
     KsFtraceStats: 208,
+    KsTracedatStats: 368,
+    KsPerfStats: 216,
+    KsSystraceStats: 224,
 }
 for _struct, _size in SIZES.items():
     assert ctypes.sizeof(_struct) == _size, f"{_struct.__name__}: {ctypes.sizeof(_struct)} != {_size}"

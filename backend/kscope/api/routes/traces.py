@@ -1,0 +1,193 @@
+"""/api/traces: upload (ingest), list, read, delete, events, summary, SQL, progress.
+
+Every trace belongs to the token returned at upload: send it back as the
+X-Kscope-Token header (or `?token=` where a browser cannot set headers, as
+for EventSource). Without the owner's token a trace does not exist (404).
+"""
+
+import asyncio
+import io
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import pyarrow as pa
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from kscope.api import uploads
+from kscope.api.deps import get_jobs, get_store
+from kscope.api.schemas import (IngestAccepted, IngestProgress, OccupancySummary, SqlRequest, SqlResult,
+                                TraceCreated, TracePublic)
+from kscope.ingest.jobs import Jobs
+from kscope.ingest.sources import InputError
+from kscope.store.meta import TraceRecord
+from kscope.store.store import (SqlRefused, SqlTimeout, TraceNotFound, TraceStore, hash_token, new_token,
+                                new_trace_id)
+
+router = APIRouter(prefix="/traces", tags=["traces"])
+
+ARROW_STREAM = "application/vnd.apache.arrow.stream"
+Store = Annotated[TraceStore, Depends(get_store)]
+JobsDep = Annotated[Jobs, Depends(get_jobs)]
+Token = Annotated[str | None, Header(alias="X-Kscope-Token")]
+NOT_FOUND = {404: {"description": "no such trace, or not with this token"}}
+
+
+def _public(rec: TraceRecord) -> dict[str, Any]:
+    data = {k: v for k, v in vars(rec).items() if k not in ("owner_hash", "summary")}
+    data["by_type"] = rec.summary.get("by_type", {})
+    data["first_error"] = rec.summary.get("first_error")
+    return data
+
+
+def _owned(store: TraceStore, trace_id: str, token: str | None) -> TraceRecord:
+    if not token:
+        raise HTTPException(status_code=404, detail=f"no trace {trace_id!r}")
+    try:
+        return store.get(trace_id, token)
+    except TraceNotFound as err:
+        raise HTTPException(status_code=404, detail=str(err)) from err
+
+
+def _bad_input(err: InputError) -> HTTPException:
+    return HTTPException(status_code=err.status, detail=str(err))
+
+
+@router.post("", status_code=201, response_model=TraceCreated | IngestAccepted,
+             responses={413: {"description": "over a size limit"}, 415: {"description": "not a trace"},
+                        422: {"description": "unreadable trace"}})
+async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Token = None,
+                       name: Annotated[str, Query(max_length=255)] = "upload",
+                       background: bool = False) -> Any:
+    """Streams the body (a trace file, maybe gzip/xz/zstd/zip) to disk and ingests it.
+
+    Synchronous by default (201 with the trace, or 4xx naming the file, place and
+    problem); with `background=true`, 202 once the body is in, and the ingest goes
+    on (GET /{id}/progress). The owner token is the X-Kscope-Token sent, or a new one.
+    """
+    token = token or new_token()
+    trace_id = new_trace_id()
+    settings = store.settings
+    jobs.start(trace_id, hash_token(token), name, int(request.headers.get("content-length") or 0))
+    dest = store.root / "tmp" / f"upload-{trace_id}"
+    try:
+        await uploads.receive(request, dest, name, settings.max_upload_bytes,
+                              lambda n: jobs.update(trace_id, "upload", n, 0, 0))
+    except InputError as err:
+        jobs.fail(trace_id, str(err), err.status)
+        raise _bad_input(err) from err
+    if background:
+        asyncio.get_running_loop().run_in_executor(None, _run_quietly, jobs, store, dest, name, token, trace_id)
+        return JSONResponse(status_code=202, content=IngestAccepted(
+            id=trace_id, token=token, progress_url=f"/api/traces/{trace_id}/progress").model_dump())
+    try:
+        done = await run_in_threadpool(jobs.run, store, dest, name, token, trace_id)
+    except InputError as err:
+        raise _bad_input(err) from err
+    return {**_public(done.record), "token": done.token}
+
+
+def _run_quietly(jobs: Jobs, store: TraceStore, dest: Any, name: str, token: str, trace_id: str) -> None:
+    try:
+        jobs.run(store, dest, name, token, trace_id)
+    except Exception:  # recorded in the job; nobody waits on this thread
+        pass
+
+
+@router.get("", response_model=list[TracePublic])
+def list_traces(store: Store, token: Token = None) -> list[dict[str, Any]]:
+    """The traces this token owns (none without a token)."""
+    return [_public(r) for r in store.list_traces(token)] if token else []
+
+
+@router.get("/{trace_id}", response_model=TracePublic, responses=NOT_FOUND)
+def read_trace(trace_id: str, store: Store, token: Token = None) -> dict[str, Any]:
+    return _public(_owned(store, trace_id, token))
+
+
+@router.delete("/{trace_id}", status_code=204, responses=NOT_FOUND)
+def delete_trace(trace_id: str, store: Store, token: Token = None) -> Response:
+    _owned(store, trace_id, token)
+    store.delete(trace_id, token)
+    return Response(status_code=204)
+
+
+@router.get("/{trace_id}/progress", responses={200: {"content": {"text/event-stream": {}}}, **NOT_FOUND})
+async def ingest_progress(trace_id: str, jobs: JobsDep, token: Token = None,
+                          query_token: Annotated[str | None, Query(alias="token")] = None) -> StreamingResponse:
+    """Server-sent events, one IngestProgress per change, until done or error."""
+    token = token or query_token
+    job = jobs.get(trace_id)
+    if job is None or not token or job.owner_hash != hash_token(token):
+        raise HTTPException(status_code=404, detail=f"no ingest {trace_id!r}")
+
+    async def stream() -> AsyncIterator[bytes]:
+        last = None
+        while True:
+            current = jobs.get(trace_id)
+            if current is None:
+                return
+            data = IngestProgress(**current.public()).model_dump()
+            if data != last:
+                yield f"event: {current.phase}\ndata: {json.dumps(data)}\n\n".encode()
+                last = data
+            if current.finished:
+                return
+            await asyncio.sleep(0.1)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache"})
+
+
+def _int_list(text: str | None, what: str) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError as err:
+        raise HTTPException(status_code=422, detail=f"{what}: expected comma-separated integers, got {text!r}") from err
+
+
+@router.get("/{trace_id}/events", responses={200: {"content": {ARROW_STREAM: {}}}, **NOT_FOUND})
+def read_events(trace_id: str, store: Store, token: Token = None,
+                t0: int | None = None, t1: int | None = None, cpus: str | None = None,
+                types: str | None = None, limit: Annotated[int, Query(gt=0)] = 100_000,
+                format: Annotated[str, Query(pattern="^(arrow|json)$")] = "arrow") -> Response:
+    """Events with t0 <= ts_ns < t1 on `cpus` (e.g. 0,3) of `types` (e.g. sched_switch),
+    by time: an Arrow IPC stream, or JSON rows with format=json."""
+    _owned(store, trace_id, token)
+    table = store.events(trace_id, t0, t1, _int_list(cpus, "cpus"),
+                         [t for t in types.split(",") if t] if types else None, limit)
+    if format == "json":
+        return JSONResponse(table.to_pylist())
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return Response(sink.getvalue(), media_type=ARROW_STREAM)
+
+
+@router.get("/{trace_id}/summary", response_model=OccupancySummary, responses=NOT_FOUND)
+def read_summary(trace_id: str, store: Store, token: Token = None, t0: int | None = None,
+                 t1: int | None = None, buckets: Annotated[int, Query(gt=0, le=10_000)] = 500) -> dict[str, Any]:
+    """Per-CPU occupancy for a timeline overview (from the summaries written at ingest)."""
+    rec = _owned(store, trace_id, token)
+    try:
+        return store.summary(rec, t0, t1, buckets)
+    except ValueError as err:
+        raise HTTPException(status_code=422, detail=str(err)) from err
+
+
+@router.post("/{trace_id}/sql", response_model=SqlResult,
+             responses={400: {"description": "not one read-only SELECT"}, 408: {"description": "time limit"},
+                        **NOT_FOUND})
+async def run_sql(trace_id: str, body: SqlRequest, store: Store, token: Token = None) -> dict[str, Any]:
+    """One read-only SELECT over the DuckDB view `events`, time-limited (Settings.sql_timeout_s)."""
+    _owned(store, trace_id, token)
+    try:
+        return await run_in_threadpool(store.sql, trace_id, body.sql)
+    except SqlRefused as err:
+        raise HTTPException(status_code=400, detail=str(err)) from err
+    except SqlTimeout as err:
+        raise HTTPException(status_code=408, detail=str(err)) from err

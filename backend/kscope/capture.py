@@ -1,0 +1,295 @@
+"""`kscope capture`: record scheduler events from the running kernel through tracefs.
+
+Writes ftrace text (the tracefs `trace` file) preceded by a header kscope reads
+and every ftrace tool skips (`#` comment lines):
+
+    # kscope: capture=1
+    # kscope: kernel=6.18.44            uname -r
+    # kscope: events=sched:sched_switch,...
+    # kscope: command=python3 work.py   (or pid=P, or system-wide)
+    # kscope: seconds=1.000
+    # kscope-sysfs: cpu0/topology/core_id<TAB>0     the CPU topology, flattened
+    ...                                              (topology.h: ks_topology_from_sysfs)
+    # tracer: nop                                    then the kernel's own text
+
+Tracing state is global to the machine, so everything changed is saved first
+and restored afterwards - events enabled, tracing_on, buffer_size_kb,
+trace_clock, the options touched, set_event_pid, the tracefs mount - even on
+Ctrl-C, SIGTERM or an exception.
+"""
+
+import os
+import platform
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kscope import topology_files
+
+TRACEFS = Path("/sys/kernel/tracing")
+# The tracepoints kscope decodes into typed records (event.h).
+DEFAULT_EVENTS = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup", "sched:sched_wakeup_new",
+                  "sched:sched_migrate_task", "sched:sched_process_fork", "sched:sched_process_exit",
+                  "sched:sched_process_free", "rseq:rseq_update")
+OPTIONS = ("record-tgid", "irq-info", "event-fork", "overwrite")
+BUFFER_KB = 16384  # per CPU while capturing
+SYSFS_CPU = Path("/sys/devices/system/cpu")
+
+
+# Run by the child: wait for the go byte on the inherited pipe, then become the command.
+_GATE = "import os, sys; os.read(int(sys.argv[1]), 1); os.close(int(sys.argv[1])); os.execvp(sys.argv[2], sys.argv[2:])"
+
+
+class CaptureRefused(RuntimeError):
+    """Tracing is not available or not permitted here (the message says why)."""
+
+
+@dataclass
+class CaptureRequest:
+    seconds: float
+    events: list[str]
+    output: Path
+    pid: int | None = None
+    command: list[str] | None = None
+
+
+def expand_events(spec: list[str] | None) -> list[str]:
+    """"sched" -> kscope's sched tracepoints; "rseq" -> rseq:rseq_update; "sys:ev" and "sys:*" as given."""
+    if not spec:
+        return list(DEFAULT_EVENTS)
+    out: list[str] = []
+    for item in (e.strip() for s in spec for e in s.split(",")):
+        if not item:
+            continue
+        if item in ("sched", "rseq"):
+            out += [e for e in DEFAULT_EVENTS if e.startswith(item + ":")]
+        else:
+            out.append(item if ":" in item else f"{item}:*")
+    return list(dict.fromkeys(out))
+
+
+def _read(path: Path) -> str:
+    return path.read_text().strip()
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def _append_lines(path: Path, lines: list[str]) -> None:
+    """Adds lines to a tracefs list file (set_event): O_APPEND, one write per line (no seek)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        for line in lines:
+            os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def tracefs_mounted() -> Iterator[Path]:
+    """tracefs at /sys/kernel/tracing, mounted for the capture if it was not (and unmounted after)."""
+    if (TRACEFS / "trace").exists():
+        yield TRACEFS
+        return
+    if not TRACEFS.is_dir():
+        raise CaptureRefused(f"{TRACEFS} does not exist: this kernel has no tracefs (CONFIG_FTRACE off?)")
+    mounted = subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], capture_output=True, text=True)
+    if mounted.returncode != 0 or not (TRACEFS / "trace").exists():
+        raise CaptureRefused(f"tracefs is not mounted at {TRACEFS} and mounting it failed "
+                             f"({mounted.stderr.strip() or 'not permitted'}): run as root")
+    try:
+        yield TRACEFS
+    finally:
+        subprocess.run(["umount", str(TRACEFS)], capture_output=True)
+
+
+class TracingState:
+    """Everything a capture changes, saved so it can be put back exactly."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tracing_on = _read(root / "tracing_on")
+        self.buffer_size_kb = _read(root / "buffer_size_kb")
+        self.current_tracer = _read(root / "current_tracer")
+        self.trace_clock = next((w[1:-1] for w in _read(root / "trace_clock").split() if w.startswith("[")), "local")
+        self.set_event = [line for line in _read(root / "set_event").splitlines() if line]
+        self.set_event_pid = _read(root / "set_event_pid").split()
+        self.options = {name: _read(root / "options" / name) for name in OPTIONS if (root / "options" / name).exists()}
+
+    def restore(self) -> None:
+        """Puts every saved value back; each step is tried even if an earlier one fails."""
+        r = self.root
+        steps = [
+            lambda: _write(r / "tracing_on", "0"),
+            lambda: _write(r / "set_event", ""),
+            lambda: _append_lines(r / "set_event", self.set_event),
+            lambda: _write(r / "set_event_pid", " ".join(self.set_event_pid)),
+            *[(lambda n=name, v=value: _write(r / "options" / n, v)) for name, value in self.options.items()],
+            lambda: _write(r / "trace_clock", self.trace_clock),
+            lambda: _write(r / "current_tracer", self.current_tracer),
+            # "X (expanded: Y)" while the buffer was never used: leave it as is.
+            lambda: _write(r / "buffer_size_kb", self.buffer_size_kb) if self.buffer_size_kb.isdigit() else None,
+            lambda: _write(r / "tracing_on", self.tracing_on),
+        ]
+        failed = []
+        for step in steps:
+            try:
+                step()
+            except OSError as err:
+                failed.append(str(err))
+        if failed:
+            raise CaptureRefused(f"could not restore all tracing state: {'; '.join(failed)}")
+
+
+def _check_events(root: Path, events: list[str]) -> None:
+    missing = []
+    for e in events:
+        system, _, name = e.partition(":")
+        where = root / "events" / system / ("" if name in ("*", "") else name)
+        if not where.is_dir():
+            missing.append(e)
+    if missing:
+        raise CaptureRefused(f"this kernel has no tracepoint {', '.join(missing)} "
+                             f"(see {root}/available_events)")
+
+
+def header_lines(req: CaptureRequest, events: list[str], elapsed: float) -> bytes:
+    lines = ["capture=1", f"kernel={platform.release()}", f"machine={platform.machine()}",
+             f"events={','.join(events)}", f"seconds={elapsed:.3f}",
+             f"date={time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"]
+    if req.command:
+        lines.append(f"command={shlex.join(req.command)}")
+    elif req.pid:
+        lines.append(f"pid={req.pid}")
+    else:
+        lines.append("scope=system-wide")
+    text = "".join(f"# kscope: {line}\n" for line in lines).encode()
+    try:
+        sysfs = topology_files.flatten_sysfs_dir(SYSFS_CPU)
+    except (topology_files.TopologyInputError, OSError):
+        sysfs = b""
+    text += b"".join(b"# kscope-sysfs: " + line + b"\n" for line in sysfs.splitlines() if line)
+    return text
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: keep the default
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def capture(req: CaptureRequest) -> dict[str, Any]:
+    """Records req.seconds (or while req.command runs, at most req.seconds); returns a summary."""
+    if os.geteuid() != 0:
+        raise CaptureRefused("capturing kernel events needs root (tracefs is root-only)")
+    events = expand_events(req.events)
+    with _sigterm_as_interrupt(), tracefs_mounted() as root:
+        _check_events(root, events)
+        try:
+            saved = TracingState(root)
+        except OSError as err:
+            raise CaptureRefused(f"cannot read the tracing state in {root}: {err.strerror}") from err
+        child = None
+        started = time.monotonic()
+        try:
+            _write(root / "tracing_on", "0")
+            _write(root / "current_tracer", "nop")
+            _write(root / "set_event", "")
+            _write(root / "buffer_size_kb", str(BUFFER_KB))
+            _write(root / "options" / "record-tgid", "1")
+            _write(root / "options" / "irq-info", "1")
+            _write(root / "options" / "overwrite", "0")  # keep the start when the buffer fills
+            _write(root / "trace", "")  # clears the ring buffer
+            gate_w = None
+            if req.command:
+                # The child waits on a pipe until its pid is in set_event_pid.
+                gate_r, gate_w = os.pipe()
+                # (A Python gate, not sh: dash cannot redirect from fds above 9.)
+                child = subprocess.Popen([sys.executable, "-c", _GATE, str(gate_r), *req.command],
+                                         pass_fds=(gate_r,))
+                os.close(gate_r)
+            target = child.pid if child else req.pid
+            if target:
+                _write(root / "options" / "event-fork", "1")
+                _write(root / "set_event_pid", str(target))
+            else:
+                _write(root / "set_event_pid", "")
+            _append_lines(root / "set_event", events)
+            _write(root / "tracing_on", "1")
+            started = time.monotonic()
+            if gate_w is not None:
+                os.write(gate_w, b"go\n")
+                os.close(gate_w)
+            deadline = started + req.seconds
+            while time.monotonic() < deadline:
+                if child and child.poll() is not None:
+                    break
+                time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
+            _write(root / "tracing_on", "0")
+            elapsed = time.monotonic() - started
+            with open(req.output, "wb") as out:
+                out.write(header_lines(req, events, elapsed))
+                with open(root / "trace", "rb") as trace:
+                    shutil.copyfileobj(trace, out, 1 << 20)
+        finally:
+            if child and child.poll() is None:
+                child.terminate()
+            if child:
+                child.wait()
+            saved.restore()
+    return {"output": str(req.output), "bytes": req.output.stat().st_size, "seconds": round(elapsed, 3),
+            "events": events, "command": req.command, "pid": req.pid,
+            "exit_status": child.returncode if child else None}
+
+
+def capture_trace_cmd(req: CaptureRequest) -> dict[str, Any]:
+    """The same capture through Debian's trace-cmd, writing a trace.dat."""
+    exe = shutil.which("trace-cmd")
+    if exe is None:
+        raise CaptureRefused("trace-cmd is not installed (apt-get install trace-cmd)")
+    if os.geteuid() != 0:
+        raise CaptureRefused("capturing kernel events needs root (tracefs is root-only)")
+    events = expand_events(req.events)
+    argv = [exe, "record", "-q", "-o", str(req.output)]
+    for e in events:
+        argv += ["-e", e]
+    if req.command:
+        argv += ["-F", "-c", *req.command]
+    elif req.pid:
+        argv += ["-P", str(req.pid), "-c", "sleep", str(req.seconds)]
+    else:
+        argv += ["sleep", str(req.seconds)]
+    with _sigterm_as_interrupt(), tracefs_mounted() as root:
+        saved = TracingState(root)
+        started = time.monotonic()
+        try:
+            run = subprocess.run(argv, capture_output=True, text=True, timeout=req.seconds + 60)
+        finally:
+            saved.restore()
+    if run.returncode != 0:
+        raise CaptureRefused(f"trace-cmd record failed ({run.returncode}): {run.stderr.strip()[-400:]}")
+    return {"output": str(req.output), "bytes": req.output.stat().st_size,
+            "seconds": round(time.monotonic() - started, 3), "events": events, "command": req.command,
+            "pid": req.pid, "tool": "trace-cmd"}

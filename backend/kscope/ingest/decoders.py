@@ -1,0 +1,241 @@
+"""The decoders of the registry: every C decoder the loaded core has, run streaming.
+
+A reader thread feeds the input to the C decoder (text formats: 8 MiB pieces;
+trace.dat: the byte ranges the decoder asks for, read with pread); the C call
+runs without the GIL, so decoding the next piece overlaps with the caller
+converting and writing the previous one. At most two decoded pieces wait in the
+queue: memory stays bounded whatever the file size.
+
+    format name (ks_trace_detect)     decoder
+    ftrace-text, trace-cmd-report      ftrace.h   (tracefs `trace`, atrace, `trace-cmd report`)
+    trace.dat                          tracedat.h (trace-cmd binary v6/v7)
+    perf-script, perf-sched-timehist   perf.h
+    systrace-html                      systrace.h
+"""
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kscope.ingest import records
+from kscope.ingest.formats import Batch, DecodeReport, Format, Progress, register, sniff_ftrace
+from kscope.ingest.sources import InputError
+from kscope.native import decoders, ftrace
+from kscope.native.log import EventLog, records_view, text_arena
+
+PIECE = 1 << 20  # small pieces: fewer decoded records in flight (RSS)
+_DONE = object()
+
+
+def _last_fields_off(raw: memoryview) -> int:
+    """fields_off of the log's last generic record (-1 if none)."""
+    rec = records.as_records(raw)
+    rows = np.flatnonzero(rec["type"] == records.GENERIC)
+    return int(rec["g_fields_off"][rows[-1]]) if len(rows) else -1
+
+
+def emit(log: EventLog, on_batch: Batch, part: int = 0) -> None:
+    """Hands a log's records and (if it has generic records) its text arena to on_batch."""
+    if len(log) == 0:
+        return
+    raw = records_view(log)
+    last = _last_fields_off(raw)
+    on_batch(raw, text_arena(log, last) if last >= 0 else b"", part)
+
+
+Producer = Callable[[], Iterator[tuple[EventLog, int]]]
+
+
+def pipelined(produce: Producer | list[Producer], on_batch: Batch, progress: Progress) -> None:
+    """Runs each producer in a thread of its own; hands every (log, bytes done) to on_batch
+    and progress here, tagged with the producer's index (its part). A part's logs arrive in
+    order; parts interleave."""
+    producers = produce if isinstance(produce, list) else [produce]
+    pending: queue.Queue = queue.Queue(maxsize=2 * len(producers))
+    failure: list[BaseException] = []
+    stop = threading.Event()
+
+    def run(part: int, make: Producer) -> None:
+        try:
+            for log, done in make():
+                pending.put((part, log, done))
+                if stop.is_set():
+                    return
+        except BaseException as err:  # handed to the consumer
+            failure.append(err)
+        finally:
+            pending.put(_DONE)
+
+    threads = [threading.Thread(target=run, args=(i, p), name=f"kscope-decode-{i}", daemon=True)
+               for i, p in enumerate(producers)]
+    for t in threads:
+        t.start()
+    done_by_part = [0] * len(producers)
+    running = len(threads)
+    try:
+        while running:
+            item = pending.get()
+            if item is _DONE:
+                running -= 1
+                continue
+            part, log, done = item
+            with log:
+                emit(log, on_batch, part)
+            done_by_part[part] = done
+            progress(sum(done_by_part))
+    finally:
+        stop.set()
+        while any(t.is_alive() for t in threads):  # unblock producers waiting on a full queue
+            try:
+                item = pending.get(timeout=0.1)
+                if item is not _DONE:
+                    item[1].close()
+            except queue.Empty:
+                pass
+        for t in threads:
+            t.join()
+    if failure:
+        raise failure[0]
+
+
+def _text_pieces(path: Path, decoder: Any, start: int = 0, stop: int | None = None) -> Producer:
+    """Feeds bytes [start, stop) of the file to the decoder; yields (log, bytes done)."""
+    def produce() -> Iterator[tuple[EventLog, int]]:
+        done = 0
+        end = path.stat().st_size if stop is None else stop
+        with open(path, "rb") as f:
+            f.seek(start)
+            while done < end - start and (piece := f.read(min(PIECE, end - start - done))):
+                log = decoder.feed(piece)
+                done += len(piece)
+                yield log, done
+        yield decoder.finish(), done
+    return produce
+
+
+def split_lines(path: Path, parts: int) -> list[tuple[int, int]]:
+    """[start, stop) byte ranges cutting the file into about `parts` pieces at line starts."""
+    size = path.stat().st_size
+    bounds = [0]
+    with open(path, "rb") as f:
+        for i in range(1, parts):
+            f.seek(max(size * i // parts, bounds[-1]))
+            line = f.readline(1 << 16)
+            if not line.endswith(b"\n"):
+                break  # no line end near: keep the rest in one part
+            if bounds[-1] < f.tell() < size:
+                bounds.append(f.tell())
+    bounds.append(size)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def decode_parts() -> int:
+    """Decoder threads for one text file (Settings.ingest_decode_threads; 0: one per CPU, at most 4)."""
+    from kscope.core.config import get_settings
+
+    wanted = get_settings().ingest_decode_threads
+    return wanted if wanted > 0 else max(1, min(os.cpu_count() or 1, 4))
+
+
+def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
+                  parts: int | None = None) -> DecodeReport:
+    """ftrace text, cut at line starts into parts decoded side by side (files over 32 MiB).
+
+    Each part has its own decoder; the counters add up, and the first problem's line
+    number is made absolute by adding the lines of the parts before it. The header
+    (#P:N, the dialect) is in part 0.
+    """
+    parts = parts if parts is not None else (decode_parts() if path.stat().st_size > 32 << 20 else 1)
+    ranges = split_lines(path, parts)
+    decoders_ = [ftrace.FtraceDecoder() for _ in ranges]
+    try:
+        pipelined([_text_pieces(path, d, a, b) for d, (a, b) in zip(decoders_, ranges)], on_batch, progress)
+        stats = [d.stats() for d in decoders_]
+    finally:
+        for d in decoders_:
+            d.close()
+    first_error, lines_before = None, 0
+    for s in stats:
+        if first_error is None and s["first_error"] is not None:
+            first_error = {**s["first_error"], "line": s["first_error"]["line"] + lines_before}
+        lines_before += s["lines"]
+    total = {k: sum(s[k] for s in stats) for k in ("events", "malformed_lines", "lost_events", "lines",
+                                                   "generic_events")}
+    head = stats[0]
+    return DecodeReport(format="ftrace", events=total["events"], malformed=total["malformed_lines"],
+                        first_error=first_error, nr_cpus=head["nr_cpus"], lost_events=total["lost_events"],
+                        extra={"dialect": head["format"], "lines": total["lines"],
+                               "generic_events": total["generic_events"], "decode_threads": len(ranges)})
+
+
+def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress) -> DecodeReport:
+    with decoders.PerfDecoder() as decoder:
+        pipelined(_text_pieces(path, decoder), on_batch, progress)
+        s = decoder.stats()
+    if s["dialect"] == "perf-report":
+        raise InputError(f"{source}: line 1: a `perf report` summary holds no events: "
+                         f"give `perf script` output instead", status=415)
+    return DecodeReport(format="perf", events=s["events"], malformed=s["malformed"], first_error=s["first_error"],
+                        nr_cpus=s["nr_cpus"], extra={"dialect": s["dialect"], "lines": s["lines"],
+                                                     "samples": s["samples"], "generic_events": s["generic_events"]})
+
+
+def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress) -> DecodeReport:
+    with decoders.SystraceDecoder() as decoder:
+        pipelined(_text_pieces(path, decoder), on_batch, progress)
+        s = decoder.stats()
+    return DecodeReport(format="systrace", events=s["events"], malformed=s["malformed"],
+                        first_error=s["first_error"], nr_cpus=s["nr_cpus"], lost_events=s["lost_events"],
+                        extra={"text_blocks": s["text_blocks"], "json_blocks": s["json_blocks"],
+                               "generic_events": s["generic_events"]})
+
+
+def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress) -> DecodeReport:
+    size = path.stat().st_size
+    with decoders.TracedatDecoder() as decoder:
+        def produce() -> Iterator[tuple[EventLog, int]]:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                done = 0
+                while True:
+                    offset, want = decoder.want()
+                    if want == 0:
+                        break
+                    data = os.pread(fd, max(want, 1 << 16), offset)
+                    log, going = decoder.feed(offset, data)
+                    done += len(data)
+                    yield log, min(done, size)
+                    if not going:
+                        break
+                yield decoder.finish(), size
+            finally:
+                os.close(fd)
+
+        pipelined(produce, on_batch, progress)
+        s = decoder.stats()
+    if s["status"] != 0:
+        err = s["first_error"] or {}
+        what = err.get("message") or "unreadable"
+        section = f" in the {err['field']}" if err.get("field") else ""
+        raise InputError(f"{source}: byte {max(s['error_offset'], 0)}: trace.dat{section}: {what}")
+    return DecodeReport(format="trace.dat", events=s["events"], malformed=s["malformed"],
+                        first_error=s["first_error"], nr_cpus=s["nr_cpus"], lost_events=s["lost_events"],
+                        extra={"version": s["version"], "uname": s["uname"], "trace_clock": s["trace_clock"],
+                               "pages": s["pages"], "generic_events": s["generic_events"]})
+
+
+_available = decoders.available()
+register(Format("ftrace", ("ftrace-text", "trace-cmd-report"), sniff_ftrace, decode_ftrace,
+                "ftrace text: tracefs `trace`, atrace, `trace-cmd report` output"))
+if _available["trace.dat"]:
+    register(Format("trace.dat", ("trace.dat",), None, decode_tracedat, "trace-cmd trace.dat, v6/v7"))
+if _available["perf"]:
+    register(Format("perf", ("perf-script", "perf-sched-timehist"), None, decode_perf,
+                    "`perf script` / `perf sched timehist` text"))
+if _available["systrace"]:
+    register(Format("systrace", ("systrace-html",), None, decode_systrace, "Android systrace HTML"))

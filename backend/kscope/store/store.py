@@ -1,0 +1,157 @@
+"""TraceStore: the files of each trace plus its metadata row, and read-only SQL over them."""
+
+import hashlib
+import secrets
+import shutil
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from kscope.core.config import Settings
+from kscope.store import events as ev_files
+from kscope.store import lod
+from kscope.store.meta import MetaStore, TraceRecord, open_meta_store
+
+
+class TraceNotFound(LookupError):
+    """No trace of that id (or not visible with the token given)."""
+
+
+class SqlRefused(ValueError):
+    """A query that is not a single read-only SELECT, or that failed."""
+
+
+class SqlTimeout(TimeoutError):
+    """A query that ran past the time limit (it was interrupted)."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def new_trace_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class TraceStore:
+    """Traces under Settings.data_dir, metadata in SQLite or PostgreSQL."""
+
+    def __init__(self, settings: Settings, meta: MetaStore | None = None) -> None:
+        self.settings = settings
+        self.root = Path(settings.data_dir)
+        (self.root / "traces").mkdir(parents=True, exist_ok=True)
+        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+        self.meta = meta or open_meta_store(self.root, settings.database_url)
+
+    # -- layout ---------------------------------------------------------------
+    def trace_dir(self, trace_id: str) -> Path:
+        return self.root / "traces" / trace_id
+
+    def new_work_dir(self, trace_id: str) -> Path:
+        """A fresh folder under tmp/ for an ingest in progress."""
+        work = self.root / "tmp" / trace_id
+        work.mkdir(parents=True)
+        return work
+
+    def commit(self, work: Path, record: TraceRecord) -> None:
+        """Moves a finished ingest into place, then adds its metadata row (last)."""
+        final = self.trace_dir(record.id)
+        work.rename(final)
+        try:
+            self.meta.add(record)
+        except BaseException:
+            shutil.rmtree(final, ignore_errors=True)
+            raise
+
+    def abandon(self, work: Path) -> None:
+        shutil.rmtree(work, ignore_errors=True)
+
+    # -- reads ----------------------------------------------------------------
+    def get(self, trace_id: str, token: str | None = None) -> TraceRecord:
+        """The trace; with a token, only if the token owns it (TraceNotFound otherwise)."""
+        rec = self.meta.get(trace_id) if _valid_id(trace_id) else None
+        if rec is None or (token is not None and not secrets.compare_digest(rec.owner_hash, hash_token(token))):
+            raise TraceNotFound(f"no trace {trace_id!r}")
+        return rec
+
+    def list_traces(self, token: str | None = None) -> list[TraceRecord]:
+        return self.meta.list(None if token is None else hash_token(token))
+
+    def delete(self, trace_id: str, token: str | None = None) -> None:
+        rec = self.get(trace_id, token)
+        self.meta.delete(rec.id)
+        shutil.rmtree(self.trace_dir(rec.id), ignore_errors=True)
+
+    def events(self, trace_id: str, t0: int | None = None, t1: int | None = None,
+               cpus: list[int] | None = None, types: list[str] | None = None,
+               limit: int | None = None) -> pa.Table:
+        limit = min(limit or self.settings.events_max_rows, self.settings.events_max_rows)
+        return ev_files.read_range(self.trace_dir(trace_id) / ev_files.EVENTS_FILE, t0, t1, cpus, types, limit)
+
+    def summary(self, rec: TraceRecord, t0: int | None, t1: int | None, buckets: int) -> dict[str, Any]:
+        t0 = rec.t_first_ns if t0 is None else t0
+        t1 = rec.t_last_ns + 1 if t1 is None else t1
+        if t1 <= t0:
+            raise ValueError(f"empty time range: t0={t0} >= t1={t1}")
+        cpus, edges, occ = lod.query(self.trace_dir(rec.id) / lod.LOD_FILE, t0, t1, buckets)
+        return {"trace_id": rec.id, "t0_ns": t0, "t1_ns": t1, "buckets": buckets,
+                "bucket_ns": (t1 - t0) / buckets, "cpus": cpus,
+                "occupancy": [[round(float(v), 4) for v in row] for row in occ]}
+
+    def sql(self, trace_id: str, query: str, timeout_s: float | None = None,
+            max_rows: int | None = None) -> dict[str, Any]:
+        """Runs one read-only SELECT against a DuckDB view `events` of the trace."""
+        return run_sql(self.trace_dir(trace_id) / ev_files.EVENTS_FILE, query,
+                       timeout_s or self.settings.sql_timeout_s, max_rows or self.settings.sql_max_rows)
+
+    def close(self) -> None:
+        self.meta.close()
+
+
+def _valid_id(trace_id: str) -> bool:
+    return 0 < len(trace_id) <= 64 and all(c in "0123456789abcdef" for c in trace_id)
+
+
+def run_sql(parquet: Path, query: str, timeout_s: float, max_rows: int) -> dict[str, Any]:
+    """One SELECT over `events` (the Parquet file) in a locked-down DuckDB: no file access
+    beyond the trace's folder, no settings changes, interrupted after timeout_s."""
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error as err:
+        raise SqlRefused(f"SQL does not parse: {err}") from err
+    if len(statements) != 1:
+        raise SqlRefused(f"give exactly one SQL statement (got {len(statements)})")
+    if statements[0].type != duckdb.StatementType.SELECT:
+        raise SqlRefused(f"read-only: only SELECT queries are allowed, not {statements[0].type.name}")
+    conn = duckdb.connect(":memory:", config={"threads": 2})
+    try:
+        folder = str(parquet.parent.resolve()) + "/"
+        conn.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{parquet.resolve()}')")
+        conn.execute(f"SET allowed_directories=['{folder}']")
+        conn.execute("SET enable_external_access=false")
+        conn.execute("SET lock_configuration=true")
+        timer = threading.Timer(timeout_s, conn.interrupt)
+        timer.start()
+        try:
+            cur = conn.execute(query)
+            columns = [d[0] for d in cur.description]
+            rows = cur.fetchmany(max_rows + 1)
+        except duckdb.InterruptException as err:
+            raise SqlTimeout(f"query interrupted after the {timeout_s:g} s limit") from err
+        except duckdb.Error as err:
+            raise SqlRefused(f"query failed: {err}") from err
+        finally:
+            timer.cancel()
+    finally:
+        conn.close()
+    truncated = len(rows) > max_rows
+    return {"columns": columns, "rows": [list(r) for r in rows[:max_rows]], "truncated": truncated}

@@ -1,0 +1,184 @@
+"""One VM capture: tools, kernel, workload, initramfs, boot (KVM else TCG), extract, write.
+
+The output is a `kscope capture` file: `# kscope:` metadata lines, the guest's
+topology as `# kscope-sysfs:` lines, then the guest's tracefs `trace` text.
+FILE.topology holds the same flattened sysfs dump on its own (the input of
+`kscope topology FILE.topology` and of ks_topology_from_sysfs).
+"""
+
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kscope import topology_files
+from kscope.core.config import REPO_ROOT
+from kscope.vm import deps, guest, qemu, serial, workloads
+
+DEFAULT_CACHE = REPO_ROOT / ".kscope" / "vm"
+ACCELS = ("auto", "kvm", "tcg")
+
+
+class VmCaptureError(RuntimeError):
+    """The guest did not produce a trace (the message says what happened; exit 1)."""
+
+
+class VmRequestError(ValueError):
+    """A request that cannot be run as given (bad shape, unknown workload, bad kernel path; exit 2)."""
+
+
+@dataclass
+class VmRequest:
+    workload: str
+    seconds: float
+    output: Path
+    kernel: str = "debian"  # "debian" or a path to a bzImage/vmlinuz
+    smp: int = 16
+    numa: int = 4
+    memory_mib: int = 2048
+    cmdline: str = ""
+    threads: int | None = None
+    delay_ms: int = 200
+    accel: str = "auto"
+    timeout: float = 300.0  # whole run, per boot attempt's deadline
+    kvm_boot_timeout: float = 20.0
+    install: bool = True
+    cache: Path = field(default_factory=lambda: Path(os.environ.get("KSCOPE_VM_CACHE", DEFAULT_CACHE)))
+
+
+def _say(message: str) -> None:
+    print(f"kscope capture-vm: {message}", file=sys.stderr)
+
+
+def _check(req: VmRequest) -> workloads.Workload:
+    if req.workload not in workloads.WORKLOADS:
+        raise VmRequestError(f"unknown workload {req.workload!r} (one of: {', '.join(workloads.WORKLOADS)})")
+    if req.accel not in ACCELS:
+        raise VmRequestError(f"--accel {req.accel!r}: one of {', '.join(ACCELS)}")
+    if not 0 < req.seconds <= 600:
+        raise VmRequestError(f"--seconds {req.seconds:g}: between 0 and 600")
+    try:
+        qemu.numa_args(req.smp, req.numa, req.memory_mib)
+    except qemu.NumaShapeError as err:
+        raise VmRequestError(str(err)) from err
+    return workloads.WORKLOADS[req.workload]
+
+
+def _kernel(req: VmRequest, log: list[str]) -> Path:
+    if req.kernel == "debian":
+        return deps.ensure_debian_kernel(req.cache, req.install, log)
+    path = Path(req.kernel)
+    if not path.is_file():
+        raise VmRequestError(f"--kernel {req.kernel}: no such file (give 'debian' or a bzImage path)")
+    return path
+
+
+def _accels(req: VmRequest) -> list[str]:
+    if req.accel != "auto":
+        return [req.accel]
+    return ["kvm", "tcg"] if qemu.kvm_usable() else ["tcg"]
+
+
+def topology_dump(guest_text: str) -> bytes:
+    """The guest's "<sysfs path>\\t<content>" lines as the flattened dump (paths relative to cpu/)."""
+    out = []
+    for line in guest_text.splitlines():
+        path, tab, content = line.partition("\t")
+        rel = topology_files.record_path(path) if tab else None
+        if rel is not None:
+            out.append(f"{rel}\t{content.strip()}\n")
+    return "".join(out).encode()
+
+
+def _header(meta: dict[str, str], sysfs: bytes) -> bytes:
+    text = "".join(f"# kscope: {k}={v}\n" for k, v in meta.items()).encode()
+    return text + b"".join(b"# kscope-sysfs: " + line + b"\n" for line in sysfs.splitlines() if line)
+
+
+def count_events(trace: str) -> Counter[str]:
+    """Events per tracepoint name in ftrace text (the word before ': ' after the timestamp)."""
+    counts: Counter[str] = Counter()
+    for line in trace.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        head, sep, _ = line.partition(": ")
+        rest = line[len(head) + len(sep):] if sep else ""
+        name = rest.split(":", 1)[0].strip() if rest else ""
+        if name and " " not in name:
+            counts[name] += 1
+    return counts
+
+
+def capture_vm(req: VmRequest) -> dict[str, Any]:
+    started = time.monotonic()
+    work = _check(req)
+    log: list[str] = []
+    busybox = deps.ensure_host_tools(req.install, log)
+    kernel = _kernel(req, log)
+    for line in log:
+        _say(f"ran: {line}")
+    binary = workloads.build(work, req.cache / "bin")
+    argv = work.argv(req.threads, req.seconds, req.delay_ms)
+    events = list(work.events)
+    attempts: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
+        initrd = guest.build_initramfs(busybox, {work.name: binary},
+                                       guest.init_script(argv, events, work.buffer_kb), Path(tmp) / "initrd.gz")
+        machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
+        data = Path(tmp) / "data.txt"
+        boot = None
+        for accel in _accels(req):
+            left = req.timeout - (time.monotonic() - started)
+            if left <= 5:
+                break
+            _say(f"booting {kernel.name} with {accel.upper()}: {req.smp} vCPUs in {req.numa} NUMA nodes, "
+                 f"{req.memory_mib} MiB, workload {work.name} for {req.seconds:g} s")
+            boot_timeout = req.kvm_boot_timeout if accel == "kvm" else left
+            boot = qemu.run(qemu.command(machine, accel, data), guest.BOOT_MARKER, guest.DONE_MARKER,
+                            boot_timeout, left)
+            attempts.append({"accel": accel, "booted": boot.booted, "finished": boot.finished,
+                             "boot_s": _round(boot.boot_s), "total_s": _round(boot.total_s), "why": boot.why})
+            if boot.finished:
+                break
+            _say(f"{accel.upper()} did not finish: {boot.why}")
+            if boot.booted:
+                break  # the guest ran and failed: another accelerator will not help
+        if boot is None or not boot.finished:
+            tail = boot.console[-2000:].decode("utf-8", "replace") if boot else ""
+            raise VmCaptureError(f"no trace from the guest ({'; '.join(a['accel'] + ': ' + a['why'] for a in attempts)})"
+                                 + (f"\n--- last console output ---\n{tail}" if tail else ""))
+        _say(f"used {boot.accel.upper()}: booted in {boot.boot_s:.1f} s, guest done in {boot.total_s:.1f} s")
+        try:
+            found = serial.sections(data.read_bytes() if data.exists() else b"")
+            serial.require(found, "uname", "events", "workload", "topology", "trace")
+        except serial.SerialLogError as err:
+            raise VmCaptureError(f"the guest's data port: {err}") from err
+    sysfs = topology_dump(found["topology"])
+    enabled = [e.strip() for e in found["events"].splitlines() if e.strip()]
+    result = " ".join(line for line in found["workload"].splitlines() if line and not line.startswith("exit="))
+    nodes = sum(1 for line in sysfs.splitlines() if line.startswith(b"../node/"))
+    meta = {"capture": "1", "source": "qemu", "kernel": found["uname"].strip(), "machine": "x86_64",
+            "accel": boot.accel, "smp": str(req.smp), "numa": str(nodes),
+            "memory_mib": str(req.memory_mib), "events": ",".join(enabled), "workload": work.name,
+            "command": " ".join(argv), "seconds": f"{req.seconds:.3f}", "result": result,
+            "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    req.output.parent.mkdir(parents=True, exist_ok=True)
+    req.output.write_bytes(_header(meta, sysfs) + found["trace"].encode())
+    topo_path = req.output.with_name(req.output.name + ".topology")
+    topo_path.write_bytes(sysfs)
+    by_type = count_events(found["trace"])
+    return {"kernel": meta["kernel"], "accel": boot.accel, "smp": req.smp, "numa": req.numa,
+            "guest_numa_nodes": nodes, "workload": work.name, "seconds": req.seconds,
+            "events": sum(by_type.values()), "by_type": dict(by_type.most_common()),
+            "boot_s": _round(boot.boot_s), "total_s": _round(time.monotonic() - started),
+            "output": str(req.output), "topology": str(topo_path), "result": result,
+            "attempts": attempts, "installed": log}
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)

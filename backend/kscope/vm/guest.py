@@ -1,0 +1,96 @@
+"""The guest side: the initramfs's /init script and what goes into the initramfs.
+
+/init (busybox sh) mounts proc, sys, devtmpfs and tracefs, prints the boot
+marker on the console (the host's sign that this accelerator works), enables
+the tracepoints, runs the workload once, stops tracing, and writes sections
+to the data port (ttyS1, a file on the host) between serial.py's markers:
+
+    uname     the guest kernel release
+    events    tracefs set_event: the tracepoints actually enabled
+    workload  the workload's own output (its summary line)
+    topology  "<path>\\t<first line>" for the sysfs files ks_topology_from_sysfs reads
+    trace     the tracefs `trace` text
+
+then powers off (QEMU runs with -no-reboot, so a panic ends the run too).
+"""
+
+import shlex
+from pathlib import Path
+
+from kscope.vm import initramfs, serial
+
+BOOT_MARKER = "KSCOPE-GUEST-BOOTED"
+DONE_MARKER = "KSCOPE-GUEST-DONE"
+DATA_PORT = "/dev/ttyS1"
+CACHE_FILES = ("level", "type", "size", "id", "shared_cpu_list")
+
+_INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing
+echo "{boot} $(uname -r) cpus=$(nproc)"
+T=/sys/kernel/tracing
+echo 0 > $T/tracing_on
+echo {buffer_kb} > $T/buffer_size_kb
+echo 1 > $T/options/record-tgid
+echo > $T/trace
+for e in {events}; do
+  echo 1 > $T/events/${{e%%:*}}/${{e#*:}}/enable 2>/dev/null || echo "kscope-guest: no tracepoint $e"
+done
+{filters}
+echo 1 > $T/tracing_on
+{argv} > /tmp/workload.out 2>&1
+echo "exit=$?" >> /tmp/workload.out
+echo 0 > $T/tracing_on
+stty -F {port} raw -echo 2>/dev/null
+section() {{ echo "{begin_fmt}"; cat; echo; echo "{end_fmt}"; }}
+{{
+  uname -r | section uname
+  cat $T/set_event | section events
+  cat /tmp/workload.out | section workload
+  for f in /sys/devices/system/cpu/cpu[0-9]*/topology/* \
+           {cache_globs} \
+           /sys/devices/system/node/node[0-9]*/cpulist; do
+    [ -f "$f" ] && printf '%s\t%s\n' "$f" "$(head -n 1 "$f" 2>/dev/null)"
+  done | section topology
+  cat $T/trace | section trace
+}} > {port}
+echo "{done}"
+poweroff -f
+"""
+
+# Slab caches the mmap workload churns (the seed's barn traffic), to keep kmem traces small.
+KMEM_FILTER = 'name ~ "vm_area_struct" || name ~ "maple_node"'
+
+
+def init_script(argv: list[str], events: list[str], buffer_kb: int) -> str:
+    """The /init text for one capture."""
+    filters = ""
+    for e in events:
+        if e.startswith("kmem:kmem_cache_"):
+            system, name = e.split(":")
+            filters += f"echo '{KMEM_FILTER}' > $T/events/{system}/{name}/filter 2>/dev/null\n"
+    cache_globs = " \\\n           ".join(f"/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*/{f}"
+                                          for f in CACHE_FILES)
+    return _INIT.format(boot=BOOT_MARKER, done=DONE_MARKER, buffer_kb=buffer_kb, events=" ".join(events),
+                        filters=filters.rstrip(), argv=shlex.join(argv), port=DATA_PORT,
+                        begin_fmt=serial.BEGIN.format("$1"), end_fmt=serial.END.format("$1"),
+                        cache_globs=cache_globs)
+
+
+def build_initramfs(busybox: Path, binaries: dict[str, Path], init: str, out: Path) -> Path:
+    """/init, /bin/busybox, /work/<name> for each workload binary, and the mount points."""
+    archive = initramfs.Archive()
+    for d in ("bin", "dev", "proc", "sys", "tmp", "work"):
+        archive.dir(d)
+    archive.chardev("dev/console", 5, 1)
+    archive.chardev("dev/null", 1, 3, 0o666)
+    archive.file("bin/busybox", busybox.read_bytes(), 0o755)
+    archive.symlink("bin/sh", "busybox")
+    for name, path in binaries.items():
+        archive.file(f"work/{name}", path.read_bytes(), 0o755)
+    archive.file("init", init.encode(), 0o755)
+    return initramfs.write_gz(archive, out)

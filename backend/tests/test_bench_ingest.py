@@ -1,0 +1,18 @@
+"""`kscope bench ingest` with tiny sizes: one JSON document with the documented keys (no timing asserts)."""
+
+import json
+import subprocess
+
+from conftest import KSCOPE
+
+
+def test_bench_ingest_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run = subprocess.run([str(KSCOPE), "bench", "ingest", "--events", "20000", "--big", "0", "--json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(run.stdout)
+    (r,) = doc["ftrace_text"].values()
+    assert r["events"] >= 20000 and r["wc_lines"] > r["events"]
+    assert {"mb_per_s", "events_per_s", "ingest_over_wc", "peak_rss_bytes", "peak_rss_over_input",
+            "bytes_per_event", "summary"} <= set(r)
+    assert set(doc["met"]) == set(doc["targets"]) and doc["met"]["summary_p95_ms_10m"] is None
+    assert "trace_dat" in doc
