@@ -1,7 +1,8 @@
 /*
  * The mm_cid lesson's store: the LessonState (pure actions in lesson_state.ts),
  * one Simulation per kernel shown (two in compare mode), their scanned
- * timelines and the lesson clock (lesson_timeline.ts), the playback clock.
+ * timelines and the lesson clock (lesson_timeline.ts), on the shared playback
+ * store (playback_controller.ts: snapshot, URL, Back/Forward, playback clock).
  *
  *   action ──> new LessonState ──> each run brought to clock.stepAt[run][step]
  *                                     │ (advance or seek: 1 wasm call)
@@ -16,22 +17,22 @@
  * run scans it once ahead (Simulation.timeline, ~4 calls per event) so that
  * lockstep, "run to next allocation" and each burst's data source are known.
  */
-import { useEffect, useMemo, useSyncExternalStore } from 'react'
+import { useMemo } from 'react'
 import { WorkloadError, type KscopeCore, type Simulation } from '../engine/wasm_bridge'
-import { useKscopeCore } from './machine'
-import { startClock, tick, type ClockState } from './playback'
 import {
-  arrive, followLessonUrl, lessonRunParams, lessonStateFromSearch, lessonWorkloadJson, newLessonRun, pause, play,
-  sameLessonRun, searchForLessonState, seek, setRunTo, setSpeed, step, stepBack, togglePlay, variantsOf,
-  type LessonRunParams, type LessonState, type RunTo,
+  PlaybackController, usePlayback, type PlaybackActions, type PlaybackHost, type PlaybackSnapshot, type PlaybackStateFns,
+  type UsePlayback,
+} from './playback_controller'
+import {
+  arrive, followLessonUrl, lessonRunParams, lessonStateFromSearch, lessonWorkloadJson, newLessonRun, pause,
+  sameLessonRun, searchForLessonState, seek, setRunTo, variantsOf, type LessonRunParams, type LessonState, type RunTo,
 } from './lesson_state'
 import {
   buildClock, burstSource, lastStep, recordsAtStep, stepAtTime, timeOf, nextRecordStep,
   type BurstSource, type LessonClock,
 } from './lesson_timeline'
 import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from './lesson_narrate'
-import type { UrlHost } from './state'
-import type { BurstCost, CacheParams, MmCidRecord, MmCidView, PresetInfo, RunTimeline, SimEvent, Topology } from './types'
+import type { BurstCost, CacheParams, MmCidRecord, MmCidView, RunTimeline, SimEvent, Topology } from './types'
 
 /** Events a run may have before the scan stops (a lesson run has a few hundred to a few thousand). */
 export const MAX_SCAN_EVENTS = 200_000
@@ -73,20 +74,10 @@ export interface LessonView {
   notice: string | null
 }
 
-export interface LessonSnapshot {
-  state: LessonState
-  view: LessonView
-}
+export type LessonSnapshot = PlaybackSnapshot<LessonState, LessonView>
 
-export interface LessonActions {
-  newRun(change: Partial<LessonRunParams>): void
-  step(): void
-  stepBack(): void
-  seek(n: number): void
-  play(): void
-  pause(): void
-  togglePlay(): void
-  setSpeed(stepsPerSecond: number): void
+/** The playback actions (speed in lesson steps per second), and the lesson's own. */
+export interface LessonActions extends PlaybackActions<LessonRunParams> {
   setRunTo(what: RunTo): void
   /** Runs to the next step with an allocation-log entry of the chosen kind. */
   runToNext(): void
@@ -96,11 +87,18 @@ export interface LessonActions {
   runToEnd(): void
 }
 
-export interface LessonHost extends UrlHost {
-  requestAnimationFrame(cb: (ms: number) => void): number
-  cancelAnimationFrame(id: number): void
-  addEventListener(type: 'popstate', fn: () => void): void
-  removeEventListener(type: 'popstate', fn: () => void): void
+/** The window, as far as the store needs it (a fake in tests). */
+export type LessonHost = PlaybackHost
+
+/** LessonState's pure functions, for the playback store. */
+const LESSON_STATE: PlaybackStateFns<LessonState, LessonRunParams> = {
+  fromSearch: lessonStateFromSearch,
+  searchFor: searchForLessonState,
+  followUrl: followLessonUrl,
+  newRun: newLessonRun,
+  runParams: lessonRunParams,
+  sameRun: sameLessonRun,
+  arrive,
 }
 
 /** The 'idle' cache: no background traffic evicts anything (lesson_state.ts explains why). */
@@ -129,43 +127,22 @@ interface RunSlot {
   view: MmCidView | null
 }
 
-type UrlWrite = 'push' | 'replace' | 'none'
-
 function problemOf(err: unknown): LessonProblem {
   const message = err instanceof Error ? err.message : String(err)
   if (err instanceof WorkloadError) return { kind: 'workload', message }
   return { kind: /^preset /.test(message) ? 'preset' : 'core', message }
 }
 
-export class LessonController {
-  private snapshot: LessonSnapshot
-  private readonly listeners = new Set<() => void>()
-  private core: KscopeCore | null = null
+export class LessonController extends PlaybackController<LessonState, LessonView, LessonRunParams> {
   private runs: RunSlot[] = []
   private clock: LessonClock | null = null
   private topology: Topology | null = null
-  private params: LessonRunParams | null = null
-  private raf = 0
-  private playClock: ClockState = startClock()
   readonly actions: LessonActions
-  private readonly host: LessonHost
 
   constructor(host: LessonHost) {
-    this.host = host
-    this.snapshot = { state: lessonStateFromSearch(host.location.search), view: emptyView }
-    const act = (f: (s: LessonState) => LessonState, url: UrlWrite = 'replace') => () => this.apply(f(this.snapshot.state), url)
+    super(host, LESSON_STATE, emptyView)
     this.actions = {
-      newRun: (change) => this.apply(newLessonRun(this.snapshot.state, change), 'push'),
-      step: act(step),
-      stepBack: act(stepBack),
-      seek: (n) => this.apply(seek(this.snapshot.state, n), 'replace'),
-      play: act(play, 'none'),
-      pause: act(pause),
-      togglePlay: () => {
-        const next = togglePlay(this.snapshot.state)
-        this.apply(next, next.playing ? 'none' : 'replace')
-      },
-      setSpeed: (speed) => this.apply(setSpeed(this.snapshot.state, speed), 'none'),
+      ...this.playbackActions(),
       setRunTo: (what) => this.apply(setRunTo(this.snapshot.state, what), 'none'),
       runToNext: () => this.runToNext(),
       goToTime: (ms) => {
@@ -177,13 +154,6 @@ export class LessonController {
     }
   }
 
-  subscribe = (listener: () => void) => {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-
-  getSnapshot = () => this.snapshot
-
   /** JS->wasm calls all runs have made (diagnostics; tests check the per-frame budget). */
   wasmCalls(): number {
     return this.runs.reduce((n, r) => n + r.sim.wasmCalls(), 0)
@@ -194,67 +164,21 @@ export class LessonController {
     return this.runs.map((r) => r.sim)
   }
 
-  start(core: KscopeCore): () => void {
-    this.core = core
-    const onPopState = () => this.apply(followLessonUrl(this.snapshot.state, this.host.location.search), 'none')
-    this.host.addEventListener('popstate', onPopState)
-    this.apply(this.snapshot.state, 'replace')
-    return () => {
-      this.host.removeEventListener('popstate', onPopState)
-      this.stopClock()
-      this.freeRuns()
-      this.core = null
-      this.params = null
-    }
-  }
-
   // ---- bringing the engine to the state ------------------------------------------------
 
-  private apply(wanted: LessonState, url: UrlWrite, notice: string | null = null) {
-    const before = this.snapshot
-    if (wanted === before.state && !notice && this.runs.length) return
-    let state = wanted
-    let view: LessonView = { ...before.view, notice }
-    if (this.core) {
-      const params = lessonRunParams(state)
-      const fresh = !this.params || !sameLessonRun(params, this.params)
-      if (fresh) view = this.rebuild(params, notice)
-      const clock = this.clock
-      if (clock && this.runs.length) {
-        let target = state.step
-        if (state.untilNs !== null) target = stepAtTime(clock, state.untilNs)
-        target = Math.min(target, lastStep(clock))
-        const from = before.state.step
-        const oneForward = !fresh && target === from + 1
-        const moved = this.moveTo(target, oneForward)
-        state = arrive(state, target, clock.complete && target >= lastStep(clock))
-        view = {
-          ...view,
-          topology: this.topology,
-          runs: moved,
-          time_ns: timeOf(clock, target),
-          lastStep: lastStep(clock),
-          moveMs: oneForward ? stepMoveMs(state.playing, state.speed) : 0,
-        }
-      } else {
-        state = arrive({ ...state, playing: false }, state.step, state.finished)
-      }
-    }
-    this.publish({ state, view }, url)
+  protected hasRuns(): boolean {
+    return this.clock !== null && this.runs.length > 0
   }
 
-  private freeRuns() {
+  protected freeRuns() {
     for (const r of this.runs) r.sim.free()
     this.runs = []
     this.clock = null
   }
 
-  /** New Simulations for params (the old ones freed), each scanned ahead; or a problem. */
-  private rebuild(params: LessonRunParams, notice: string | null): LessonView {
-    this.freeRuns()
-    this.params = params
+  /** New Simulations for params, each scanned ahead; or a problem. */
+  protected buildRuns(core: KscopeCore, params: LessonRunParams, notice: string | null): LessonView {
     this.topology = null
-    const core = this.core!
     try {
       const topology = core.topology(params.preset)
       this.topology = topology
@@ -273,6 +197,28 @@ export class LessonController {
     } catch (err) {
       this.freeRuns()
       return { ...emptyView, topology: this.topology, problem: problemOf(err), notice }
+    }
+  }
+
+  /** Brings every run to the step (or to until_ms, once), in lockstep. */
+  protected landRuns(wanted: LessonState, view: LessonView, before: LessonSnapshot, fresh: boolean): LessonSnapshot {
+    const clock = this.clock!
+    let target = wanted.step
+    if (wanted.untilNs !== null) target = stepAtTime(clock, wanted.untilNs)
+    target = Math.min(target, lastStep(clock))
+    const oneForward = !fresh && target === before.state.step + 1
+    const runs = this.moveTo(target, oneForward)
+    const state = arrive(wanted, target, clock.complete && target >= lastStep(clock))
+    return {
+      state,
+      view: {
+        ...view,
+        topology: this.topology,
+        runs,
+        time_ns: timeOf(clock, target),
+        lastStep: lastStep(clock),
+        moveMs: oneForward ? stepMoveMs(state.playing, state.speed) : 0,
+      },
     }
   }
 
@@ -316,7 +262,7 @@ export class LessonController {
         events,
         narration: narrateStep({
           variant: slot.variant, time_ns: time, records, history, bursts: stepBursts, events,
-          topology: this.topology ?? undefined, warmupSweeps: this.params?.workload.warmup,
+          topology: this.topology ?? undefined, warmupSweeps: this.builtFor?.workload.warmup,
         }),
         totals: costTotals(bursts),
         ended: slot.timeline.finished && target >= slot.timeline.ts.length,
@@ -339,34 +285,10 @@ export class LessonController {
 
   // ---- playback ---------------------------------------------------------------------------
 
-  private onFrame = (ms: number) => {
-    this.raf = 0
+  /** The due steps as one move (each run: at most one advance or seek, and one view read). */
+  protected advanceRuns(due: number): LessonSnapshot {
     const { state } = this.snapshot
-    if (!state.playing || !this.clock) return
-    const { due, clock } = tick(this.playClock, ms, state.speed)
-    this.playClock = clock
-    if (due > 0) this.apply({ ...state, step: Math.min(state.step + due, lastStep(this.clock)) }, 'none')
-    else this.raf = this.host.requestAnimationFrame(this.onFrame)
-  }
-
-  private stopClock() {
-    if (this.raf) this.host.cancelAnimationFrame(this.raf)
-    this.raf = 0
-    this.playClock = startClock()
-  }
-
-  private publish(snapshot: LessonSnapshot, url: UrlWrite) {
-    const wasPlaying = this.snapshot.state.playing
-    this.snapshot = snapshot
-    const { state } = snapshot
-    if (state.playing) {
-      if (!wasPlaying) this.playClock = startClock()
-      if (!this.raf) this.raf = this.host.requestAnimationFrame(this.onFrame)
-    } else {
-      this.stopClock()
-    }
-    if (url !== 'none' || (wasPlaying && !state.playing)) syncLessonUrl(state, this.host, url === 'push' ? 'push' : 'replace')
-    for (const listener of this.listeners) listener()
+    return this.land({ ...state, step: Math.min(state.step + due, lastStep(this.clock!)) }, null)
   }
 }
 
@@ -375,22 +297,7 @@ function burstsAtStep(tl: RunTimeline, s: number): number {
   return s <= 0 ? 0 : tl.burstEnd[Math.min(s, tl.burstEnd.length) - 1]
 }
 
-/** Writes the state into the URL if it says otherwise; returns whether it wrote. */
-export function syncLessonUrl(state: LessonState, host: UrlHost, mode: 'push' | 'replace'): boolean {
-  const { search, pathname, hash } = host.location
-  const wanted = searchForLessonState(state, search)
-  if (wanted === search) return false
-  const url = `${pathname}${wanted}${hash}`
-  if (mode === 'push') host.history.pushState(null, '', url)
-  else host.history.replaceState(null, '', url)
-  return true
-}
-
-export interface UseLesson extends LessonSnapshot {
-  actions: LessonActions
-  presets: PresetInfo[]
-  core: 'loading' | 'ready' | 'error'
-  coreVersion: string
+export interface UseLesson extends UsePlayback<LessonState, LessonView, LessonActions> {
   /** The allocator's branches (name, help) from the core, in path order. */
   paths: { name: string; help: string }[]
   /** The core's default cache eviction (what 'busy' means). */
@@ -399,22 +306,9 @@ export interface UseLesson extends LessonSnapshot {
 
 /** The lesson page's store, for React: one controller per page visit. */
 export function useLesson(): UseLesson {
-  const core = useKscopeCore()
-  const controller = useMemo(() => new LessonController(window), [])
-  useEffect(() => (core.status === 'ready' ? controller.start(core.core) : undefined), [core, controller])
-  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot)
+  const [page, core] = usePlayback((host) => new LessonController(host))
   const ready = core.status === 'ready'
   const paths = useMemo(() => (ready ? core.core.mmCidPaths() : []), [core, ready])
   const cacheDefaults = useMemo(() => (ready ? core.core.cacheDefaults() : null), [core, ready])
-  const view = core.status === 'error' ? { ...snapshot.view, problem: { kind: 'core' as const, message: core.message } } : snapshot.view
-  return {
-    ...snapshot,
-    view,
-    actions: controller.actions,
-    presets: ready ? core.presets : [],
-    core: core.status,
-    coreVersion: ready ? core.version : '',
-    paths,
-    cacheDefaults,
-  }
+  return { ...page, paths, cacheDefaults }
 }

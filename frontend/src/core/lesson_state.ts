@@ -18,8 +18,12 @@
  * Each action is a pure function (state, args) -> new state; lesson_controller.ts
  * brings the engine to the state and reports where it landed (arrive()).
  */
+import { cleanStep, type PlaybackState } from './playback_state'
 import { DEFAULT_PRESET } from './state'
 import type { Topology } from './types'
+
+// The playback actions (step, stepBack, seek, play, pause, togglePlay, setSpeed) are every page's.
+export { pause, play, seek, setSpeed, step, stepBack, togglePlay } from './playback_state'
 
 export const LESSON_VARIANTS = ['v6.12', 'v6.13', 'v6.18', 'compare'] as const
 export type LessonVariant = (typeof LESSON_VARIANTS)[number]
@@ -87,7 +91,7 @@ export const BENCHMARK_WORKLOAD: LessonWorkload = {
   loops: 5,
 }
 
-export interface LessonState {
+export interface LessonState extends PlaybackState {
   readonly variant: LessonVariant
   readonly preset: string
   readonly workload: LessonWorkload
@@ -97,12 +101,9 @@ export interface LessonState {
   readonly step: number
   /** A time to go to once the run is built (from a link's until_ms), ns; then null. */
   readonly untilNs: number | null
-  readonly playing: boolean
   /** Steps per second. */
   readonly speed: number
   readonly runTo: RunTo
-  /** No further instants (learned from the engine). */
-  readonly finished: boolean
 }
 
 export function initialLessonState(): LessonState {
@@ -156,8 +157,6 @@ export function cleanSeed(value: unknown): number {
   const n = typeof value === 'number' ? value : Number(String(value ?? '').trim())
   return Number.isSafeInteger(n) && n >= 0 ? n : DEFAULT_SEED
 }
-
-const cleanStep = (n: number) => (Number.isFinite(n) && n > 0 ? Math.floor(n) : 0)
 
 /**
  * CPU numbers in the order given, written compactly with ascending runs
@@ -346,44 +345,6 @@ export function newLessonRun(state: LessonState, change: Partial<LessonRunParams
   next.workload = cleanWorkload(next.workload)
   if (sameLessonRun(next, lessonRunParams(state)) && state.step === 0 && !state.playing) return state
   return { ...state, ...next, step: 0, untilNs: null, playing: false, finished: false }
-}
-
-/** Action: one instant forward (no-op at the end). */
-export function step(state: LessonState): LessonState {
-  if (state.finished) return state.playing ? { ...state, playing: false } : state
-  return { ...state, step: state.step + 1, playing: false }
-}
-
-/** Action: one instant back (no-op at step 0). */
-export function stepBack(state: LessonState): LessonState {
-  if (state.step === 0) return state.playing ? { ...state, playing: false } : state
-  return { ...state, step: state.step - 1, playing: false, finished: false }
-}
-
-/** Action: go to lesson step n (the engine clamps it to the run's end). */
-export function seek(state: LessonState, n: number): LessonState {
-  const target = cleanStep(n)
-  if (target === state.step) return state
-  return { ...state, step: target, finished: target < state.step ? false : state.finished }
-}
-
-export function play(state: LessonState): LessonState {
-  if (state.playing || state.finished) return state
-  return { ...state, playing: true }
-}
-
-export function pause(state: LessonState): LessonState {
-  return state.playing ? { ...state, playing: false } : state
-}
-
-export function togglePlay(state: LessonState): LessonState {
-  return state.playing ? pause(state) : play(state)
-}
-
-/** Action: playback speed in steps per second. */
-export function setSpeed(state: LessonState, speed: number): LessonState {
-  if (!(speed > 0) || speed === state.speed) return state
-  return { ...state, speed }
 }
 
 export function setRunTo(state: LessonState, runTo: RunTo): LessonState {

@@ -13,8 +13,12 @@
  * only the engine knows where a run ends.
  */
 import { CUSTOM_WORKLOAD, DEFAULT_WORKLOAD } from './workloads'
+import { cleanStep, type PlaybackState } from './playback_state'
 import { DEFAULT_PRESET } from './state'
 import type { EventType } from './types'
+
+// The playback actions (step, stepBack, seek, play, pause, togglePlay, setSpeed) are every page's.
+export { pause, play, seek, setSpeed, step, stepBack, togglePlay } from './playback_state'
 
 export const DEFAULT_SEED = 1
 /** Playback speeds offered, in events per second. */
@@ -25,7 +29,7 @@ export const DEFAULT_RUN_TO: EventType = 'sched_switch'
 /** Machines up to this many CPUs open every L3 box by default; bigger ones start collapsed. */
 export const EXPAND_ALL_UP_TO_CPUS = 32
 
-export interface SimState {
+export interface SimState extends PlaybackState {
   readonly preset: string
   /** An example's name, or CUSTOM_WORKLOAD. */
   readonly workload: string
@@ -34,15 +38,12 @@ export interface SimState {
   readonly seed: number
   /** Events produced: the frame on screen is the machine after this many. */
   readonly step: number
-  readonly playing: boolean
   /** Playback speed, events per second. */
   readonly speed: number
   /** The event type "run to next" stops at. */
   readonly runTo: EventType
   /** L3 ids shown open; null: the machine's default (all open when small, all closed when big). */
   readonly openLlcs: readonly number[] | null
-  /** The run has no further events (learned from the engine). */
-  readonly finished: boolean
 }
 
 export function initialSimState(): SimState {
@@ -81,8 +82,6 @@ export function cleanSeed(value: unknown): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : DEFAULT_SEED
 }
 
-const cleanStep = (n: number) => (Number.isFinite(n) && n > 0 ? Math.floor(n) : 0)
-
 // ---- actions ---------------------------------------------------------------------
 
 /**
@@ -103,45 +102,6 @@ export function newRun(state: SimState, change: Partial<RunParams>): SimState {
     finished: false,
     openLlcs: next.preset === state.preset ? state.openLlcs : null,
   }
-}
-
-/** Action: one event forward (no-op at the end of the run). */
-export function step(state: SimState): SimState {
-  if (state.finished) return state.playing ? { ...state, playing: false } : state
-  return { ...state, step: state.step + 1, playing: false }
-}
-
-/** Action: one event back (no-op at step 0). */
-export function stepBack(state: SimState): SimState {
-  if (state.step === 0) return state.playing ? { ...state, playing: false } : state
-  return { ...state, step: state.step - 1, playing: false, finished: false }
-}
-
-/** Action: go to step n (the engine clamps it to the run's end). */
-export function seek(state: SimState, n: number): SimState {
-  const target = cleanStep(n)
-  if (target === state.step) return state
-  return { ...state, step: target, finished: target < state.step ? false : state.finished }
-}
-
-/** Action: start playing (at the end of the run: nothing to play). */
-export function play(state: SimState): SimState {
-  if (state.playing || state.finished) return state
-  return { ...state, playing: true }
-}
-
-export function pause(state: SimState): SimState {
-  return state.playing ? { ...state, playing: false } : state
-}
-
-export function togglePlay(state: SimState): SimState {
-  return state.playing ? pause(state) : play(state)
-}
-
-/** Action: playback speed in events/s (any positive number; the picker offers SPEEDS). */
-export function setSpeed(state: SimState, speed: number): SimState {
-  if (!(speed > 0) || speed === state.speed) return state
-  return { ...state, speed }
 }
 
 export function setRunTo(state: SimState, runTo: EventType): SimState {

@@ -13,7 +13,7 @@
  * callbacks. Keyboard first: Space play/pause, → step, ← back, N next
  * allocation (ignored while typing in a field).
  */
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
 import { useLesson } from '../core/lesson_controller'
 import { lessonDurationMs, variantsOf } from '../core/lesson_state'
 import { LessonPlayback, LessonRunControls } from '../views/mm_cid/Controls'
@@ -26,43 +26,19 @@ import { lessonDigest, shownCpus } from '../views/mm_cid/picture'
 import { TransferCaption } from '../views/mm_cid/TransferCaption'
 import { PictureLegend } from '../views/mm_cid/PictureLegend'
 import { WorkloadPanel } from '../views/mm_cid/WorkloadPanel'
+import { usePlaybackKeys } from '../views/playback/keys'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
 
 /** Compare mode puts the two pictures side by side up to this many CPUs, else one above the other. */
 const SIDE_BY_SIDE_CPUS = 12
 
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null
-  if (!el || !el.tagName) return false
-  return ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable
-}
-
 export function MmCidLessonPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, view, actions, presets, core, coreVersion, paths, cacheDefaults } = useLesson()
   const [editorOpen, setEditorOpen] = useState(false)
   const { topology, runs } = view
 
-  useEffect(() => {
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return
-      if (e.key === ' ') actions.togglePlay()
-      else if (e.key === 'ArrowRight') actions.step()
-      else if (e.key === 'ArrowLeft') actions.stepBack()
-      else if (e.key === 'n' || e.key === 'N') actions.runToNext()
-      else return
-      e.preventDefault()
-    }
-    const onKeyUp = (e: KeyboardEvent) => {
-      if (e.key === ' ' && !isTyping(e.target)) e.preventDefault()
-    }
-    window.addEventListener('keydown', onKeyDown)
-    window.addEventListener('keyup', onKeyUp)
-    return () => {
-      window.removeEventListener('keydown', onKeyDown)
-      window.removeEventListener('keyup', onKeyUp)
-    }
-  }, [actions])
+  usePlaybackKeys(actions)
 
   // What to draw: the CPUs the threads may use (or those that held a cid), and enough cid cells.
   const usedCpus = useMemo(() => [...new Set(runs.flatMap((r) => r.history.map((x) => x.cpu)).filter((c) => c >= 0))], [runs])
@@ -110,18 +86,7 @@ export function MmCidLessonPage({ navigate }: { navigate: (href: string) => void
           onRun={actions.newRun}
           onToggleEditor={() => setEditorOpen(!editorOpen)}
         />
-        <LessonPlayback
-          state={state}
-          lastStep={view.lastStep}
-          disabled={!ready}
-          onStepBack={actions.stepBack}
-          onTogglePlay={actions.togglePlay}
-          onStep={actions.step}
-          onRunToNext={actions.runToNext}
-          onRunTo={actions.setRunTo}
-          onSpeed={actions.setSpeed}
-          onGoToTime={actions.goToTime}
-        />
+        <LessonPlayback state={state} lastStep={view.lastStep} disabled={!ready} actions={actions} />
       </div>
 
       {core === 'loading' && (

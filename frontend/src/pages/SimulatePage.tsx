@@ -9,55 +9,29 @@
  * callbacks. Keyboard first: Space play/pause, → step, ← back, N run to next
  * (ignored while typing in a field).
  */
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
 import { llcIds, useSimulation } from '../core/sim_controller'
 import { openLlcSet } from '../core/sim_state'
 import { formatT } from '../core/units'
 import { CUSTOM_WORKLOAD, EXAMPLE_WORKLOADS, exampleWorkload } from '../core/workloads'
 import { MachineView } from '../views/machine'
-import { PlaybackControls, RunControls } from '../views/machine/Controls'
+import { RunControls, SimPlayback } from '../views/machine/Controls'
 import { EventLog } from '../views/machine/EventLog'
 import { MachineLegend } from '../views/machine/Legend'
 import { Narration } from '../views/machine/Narration'
 import { TaskTable } from '../views/machine/TaskTable'
 import { WorkloadEditor } from '../views/machine/WorkloadEditor'
 import { frameDigest, processColours } from '../views/machine/summary'
+import { usePlaybackKeys } from '../views/playback/keys'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
-
-/** Whether a key press belongs to a form field (typing, choosing), not to the page's shortcuts. */
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null
-  if (!el || !el.tagName) return false
-  return ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable
-}
 
 export function SimulatePage({ navigate }: { navigate: (href: string) => void }) {
   const { state, view, actions, presets, core, coreVersion } = useSimulation()
   const [editorOpen, setEditorOpen] = useState(false)
   const { topology, frame } = view
 
-  useEffect(() => {
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return
-      if (e.key === ' ') actions.togglePlay()
-      else if (e.key === 'ArrowRight') actions.step()
-      else if (e.key === 'ArrowLeft') actions.stepBack()
-      else if (e.key === 'n' || e.key === 'N') actions.runToNext()
-      else return
-      e.preventDefault()
-    }
-    // A focused button would also "click" on Space's key-up: the shortcut has already acted.
-    const onKeyUp = (e: KeyboardEvent) => {
-      if (e.key === ' ' && !isTyping(e.target)) e.preventDefault()
-    }
-    window.addEventListener('keydown', onKeyDown)
-    window.addEventListener('keyup', onKeyUp)
-    return () => {
-      window.removeEventListener('keydown', onKeyDown)
-      window.removeEventListener('keyup', onKeyUp)
-    }
-  }, [actions])
+  usePlaybackKeys(actions)
 
   const openLlcs = useMemo(
     () => (topology ? openLlcSet(state, topology.cpus.length, llcIds(topology)) : new Set<number>()),
@@ -87,16 +61,7 @@ export function SimulatePage({ navigate }: { navigate: (href: string) => void })
           onRun={actions.newRun}
           onToggleEditor={() => setEditorOpen(!showEditor)}
         />
-        <PlaybackControls
-          state={state}
-          disabled={!ready}
-          onStepBack={actions.stepBack}
-          onTogglePlay={actions.togglePlay}
-          onStep={actions.step}
-          onSpeed={actions.setSpeed}
-          onRunTo={actions.setRunTo}
-          onRunToNext={actions.runToNext}
-        />
+        <SimPlayback state={state} disabled={!ready} actions={actions} />
       </div>
 
       {core === 'loading' && (

@@ -1,12 +1,14 @@
 /*
  * The Simulate page's controls: which run (machine, workload, seed) and how to
  * move through it (back, play/pause, step, speed, run to the next event of a
- * type), with the keyboard shortcuts printed beside them.
+ * type: the shared playback controls, views/playback), with the keyboard
+ * shortcuts printed beside them.
  */
 import { useEffect, useState } from 'react'
 import { SPEEDS, type SimState } from '../../core/sim_state'
 import { CUSTOM_WORKLOAD, type ExampleWorkload } from '../../core/workloads'
 import { EVENT_TYPES, type EventType, type PresetInfo } from '../../core/types'
+import { MachineSelect, PlaybackControls, RunToNext, SpeedSelect, type PlaybackControlActions, type RunToChoices } from '../playback'
 
 export interface RunControlsProps {
   state: SimState
@@ -27,21 +29,10 @@ export function RunControls({ state, presets, workloads, disabled, editorOpen, o
     if (Number.isSafeInteger(n) && n >= 0 && n !== state.seed) onRun({ seed: n })
     else setSeedDraft(String(state.seed))
   }
-  const knownPreset = presets.some((p) => p.name === state.preset)
   const current = workloads.find((w) => w.name === state.workload)
   return (
     <div className="run-controls" role="group" aria-label="Which run">
-      <label>
-        <span>Machine</span>
-        <select data-testid="preset-select" value={state.preset} disabled={disabled} onChange={(e) => onRun({ preset: e.target.value })}>
-          {!knownPreset && <option value={state.preset}>{state.preset}</option>}
-          {presets.map((p) => (
-            <option key={p.name} value={p.name} title={p.description}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <MachineSelect preset={state.preset} presets={presets} disabled={disabled} onSelect={(preset) => onRun({ preset })} />
       <label>
         <span>Workload</span>
         <select
@@ -84,56 +75,26 @@ export function RunControls({ state, presets, workloads, disabled, editorOpen, o
   )
 }
 
-export interface PlaybackControlsProps {
+export interface SimPlaybackProps {
   state: SimState
   disabled: boolean
-  onStepBack: () => void
-  onTogglePlay: () => void
-  onStep: () => void
-  onSpeed: (eventsPerSecond: number) => void
-  onRunTo: (type: EventType) => void
-  onRunToNext: () => void
+  /** The store's actions (core/sim_controller.ts): setSpeed in events per second, setRunTo an event type. */
+  actions: PlaybackControlActions<EventType>
 }
 
-/** The event types "run to next" can stop at (generic records are never simulated). */
-const RUN_TO_TYPES = EVENT_TYPES.filter((t) => t !== 'generic')
+/** "Run to next" stops at an event of a type (generic records are never simulated). */
+const RUN_TO: RunToChoices<EventType> = {
+  label: 'Run to next',
+  selectLabel: 'Event type to run to',
+  options: EVENT_TYPES.filter((t) => t !== 'generic').map((t) => ({ value: t, text: t })),
+}
 
-export function PlaybackControls(p: PlaybackControlsProps) {
-  const { state, disabled } = p
+/** Back, play, step, the speed in events per second, and "run to next" event of a type. */
+export function SimPlayback({ state, disabled, actions }: SimPlaybackProps) {
   return (
-    <div className="playback-controls" role="group" aria-label="Playback">
-      <button type="button" onClick={p.onStepBack} disabled={disabled || state.step === 0} data-testid="step-back" aria-keyshortcuts="ArrowLeft">
-        ◀ Back <kbd>←</kbd>
-      </button>
-      <button type="button" className="primary" onClick={p.onTogglePlay} disabled={disabled || (state.finished && !state.playing)} data-testid="play" aria-keyshortcuts="Space">
-        {state.playing ? '❚❚ Pause' : '▶ Play'} <kbd>Space</kbd>
-      </button>
-      <button type="button" onClick={p.onStep} disabled={disabled || state.finished} data-testid="step-forward" aria-keyshortcuts="ArrowRight">
-        Step ▶ <kbd>→</kbd>
-      </button>
-      <label>
-        <span>Speed</span>
-        <select data-testid="speed-select" value={state.speed} onChange={(e) => p.onSpeed(Number(e.target.value))}>
-          {(SPEEDS as readonly number[]).includes(state.speed) ? null : <option value={state.speed}>{state.speed} events/s</option>}
-          {SPEEDS.map((s) => (
-            <option key={s} value={s}>
-              {s} event{s === 1 ? '' : 's'}/s
-            </option>
-          ))}
-        </select>
-      </label>
-      <span className="run-to">
-        <button type="button" onClick={p.onRunToNext} disabled={disabled || state.finished} data-testid="run-to-next" aria-keyshortcuts="N">
-          Run to next <kbd>N</kbd>
-        </button>
-        <select aria-label="Event type to run to" data-testid="run-to-select" value={state.runTo} onChange={(e) => p.onRunTo(e.target.value as EventType)}>
-          {RUN_TO_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </span>
-    </div>
+    <PlaybackControls state={state} disabled={disabled} actions={actions}>
+      <SpeedSelect speed={state.speed} speeds={SPEEDS} unit="event" onSpeed={actions.setSpeed} />
+      <RunToNext state={state} choices={RUN_TO} disabled={disabled} actions={actions} />
+    </PlaybackControls>
   )
 }

@@ -1,7 +1,8 @@
 /*
  * The lesson's controls: which run (kernel or compare, machine, workload, cache,
  * seed) and how to move through it (back, play, step, next allocation, speed,
- * go to a time), with the keyboard shortcuts printed beside them.
+ * go to a time: the shared playback controls, views/playback), with the
+ * keyboard shortcuts printed beside them.
  */
 import { useState } from 'react'
 import {
@@ -9,6 +10,7 @@ import {
   type LessonRunParams, type LessonState, type LessonVariant, type RunTo,
 } from '../../core/lesson_state'
 import type { PresetInfo } from '../../core/types'
+import { MachineSelect, PlaybackControls, RunToNext, SpeedSelect, type PlaybackControlActions, type RunToChoices } from '../playback'
 
 const VARIANT_TEXT: Record<LessonVariant, string> = {
   'v6.12': 'v6.12 (before 7e019dc)',
@@ -40,7 +42,6 @@ export function workloadSummary(state: LessonState): string {
 }
 
 export function LessonRunControls({ state, presets, disabled, editorOpen, onRun, onToggleEditor }: LessonRunControlsProps) {
-  const knownPreset = presets.some((p) => p.name === state.preset)
   return (
     <div className="run-controls" role="group" aria-label="Which run">
       <label>
@@ -53,17 +54,7 @@ export function LessonRunControls({ state, presets, disabled, editorOpen, onRun,
           ))}
         </select>
       </label>
-      <label>
-        <span>Machine</span>
-        <select data-testid="preset-select" value={state.preset} disabled={disabled} onChange={(e) => onRun({ preset: e.target.value })}>
-          {!knownPreset && <option value={state.preset}>{state.preset}</option>}
-          {presets.map((p) => (
-            <option key={p.name} value={p.name} title={p.description}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <MachineSelect preset={state.preset} presets={presets} disabled={disabled} onSelect={(preset) => onRun({ preset })} />
       <button type="button" className="workload-button" onClick={onToggleEditor} aria-pressed={editorOpen} aria-expanded={editorOpen} data-testid="edit-workload" disabled={disabled}>
         Workload: {workloadSummary(state)} · {state.cache} cache · seed {state.seed} {editorOpen ? '▴' : '▾'}
       </button>
@@ -75,55 +66,28 @@ export interface LessonPlaybackProps {
   state: LessonState
   lastStep: number
   disabled: boolean
-  onStepBack: () => void
-  onTogglePlay: () => void
-  onStep: () => void
-  onRunToNext: () => void
-  onRunTo: (what: RunTo) => void
-  onSpeed: (stepsPerSecond: number) => void
-  onGoToTime: (ms: number) => void
+  /** The store's actions (core/lesson_controller.ts): setSpeed in lesson steps per second. */
+  actions: PlaybackControlActions<RunTo> & { goToTime(ms: number): void }
 }
 
-export function LessonPlayback(p: LessonPlaybackProps) {
-  const { state, disabled } = p
+/** "Next allocation" stops at an allocator log entry of a kind. */
+const NEXT_ALLOCATION: RunToChoices<RunTo> = {
+  label: 'Next allocation',
+  selectLabel: "What 'next allocation' stops at",
+  options: RUN_TO.map((r) => ({ value: r, text: RUN_TO_TEXT[r] })),
+}
+
+/** Back, play, step, "next allocation" of a kind, the speed in lesson steps per second, and "go to" a time. */
+export function LessonPlayback({ state, disabled, actions }: LessonPlaybackProps) {
   const [timeDraft, setTimeDraft] = useState('')
   const go = () => {
     const ms = Number(timeDraft.trim())
-    if (timeDraft.trim() !== '' && Number.isFinite(ms) && ms >= 0) p.onGoToTime(ms)
+    if (timeDraft.trim() !== '' && Number.isFinite(ms) && ms >= 0) actions.goToTime(ms)
   }
   return (
-    <div className="playback-controls" role="group" aria-label="Playback">
-      <button type="button" onClick={p.onStepBack} disabled={disabled || state.step === 0} data-testid="step-back" aria-keyshortcuts="ArrowLeft">
-        ◀ Back <kbd>←</kbd>
-      </button>
-      <button type="button" className="primary" onClick={p.onTogglePlay} disabled={disabled || (state.finished && !state.playing)} data-testid="play" aria-keyshortcuts="Space">
-        {state.playing ? '❚❚ Pause' : '▶ Play'} <kbd>Space</kbd>
-      </button>
-      <button type="button" onClick={p.onStep} disabled={disabled || state.finished} data-testid="step-forward" aria-keyshortcuts="ArrowRight">
-        Step ▶ <kbd>→</kbd>
-      </button>
-      <span className="run-to">
-        <button type="button" onClick={p.onRunToNext} disabled={disabled || state.finished} data-testid="run-to-next" aria-keyshortcuts="N">
-          Next allocation <kbd>N</kbd>
-        </button>
-        <select aria-label="What 'next allocation' stops at" data-testid="run-to-select" value={state.runTo} onChange={(e) => p.onRunTo(e.target.value as RunTo)}>
-          {RUN_TO.map((r) => (
-            <option key={r} value={r}>
-              {RUN_TO_TEXT[r]}
-            </option>
-          ))}
-        </select>
-      </span>
-      <label>
-        <span>Speed</span>
-        <select data-testid="speed-select" value={state.speed} onChange={(e) => p.onSpeed(Number(e.target.value))}>
-          {SPEEDS.map((s) => (
-            <option key={s} value={s}>
-              {s} step{s === 1 ? '' : 's'}/s
-            </option>
-          ))}
-        </select>
-      </label>
+    <PlaybackControls state={state} disabled={disabled} actions={actions}>
+      <RunToNext state={state} choices={NEXT_ALLOCATION} disabled={disabled} actions={actions} />
+      <SpeedSelect speed={state.speed} speeds={SPEEDS} unit="step" onSpeed={actions.setSpeed} />
       <span className="go-to">
         <label>
           <span>Go to</span>
@@ -143,6 +107,6 @@ export function LessonPlayback(p: LessonPlaybackProps) {
           Go
         </button>
       </span>
-    </div>
+    </PlaybackControls>
   )
 }
