@@ -4,7 +4,8 @@
 # checks before it acts, so a second run with everything present takes < 5 s.
 #
 #   1. Debian packages (apt-get as root; otherwise print the command and stop):
-#      gcc/make, emscripten, chromium, python3-venv, postgresql (for the store tests)
+#      gcc/make, emscripten, chromium, python3-venv, postgresql (for the store tests),
+#      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test)
 #   2. npm packages        (npm ci when package-lock.json changed)
 #   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
 #   4. the C core          (make: native lib + tests, wasm module + tests)
@@ -28,6 +29,11 @@ command -v emcc >/dev/null 2>&1 || missing="$missing emscripten"
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
 # The store tests run a real PostgreSQL server (a private cluster, scripts/pg-test-cluster.sh).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+# The VM capture test boots Debian's 6.12 kernel under QEMU with a static busybox initramfs
+# and statically linked workloads (glibc's static libc is in libc6-dev).
+command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
+busybox --help 2>&1 | grep -q -i static || [ -f /usr/share/doc/busybox-static/copyright ] || missing="$missing busybox-static"
+[ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then

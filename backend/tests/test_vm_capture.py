@@ -54,11 +54,12 @@ def test_build_initramfs_holds_init_busybox_workloads_and_console(tmp_path: Path
 
 
 def test_init_script_enables_events_runs_the_workload_and_marks_sections() -> None:
-    init = guest.init_script(["/work/mmap", "4", "2"], ["sched:sched_switch", "kmem:kmem_cache_alloc"], 512)
+    init = guest.init_script(["/work/mmap", "4", "2"], ["sched:sched_switch", "kmem:kmem_cache_alloc"], 512, 38)
+    assert "timeout -s KILL 38 sh -c" in init  # a stuck workload still leaves a trace
     assert init.startswith("#!/bin/busybox sh\n")
     assert "mount -t tracefs" in init and "echo 512 > $T/buffer_size_kb" in init
     assert "sched:sched_switch kmem:kmem_cache_alloc" in init
-    assert "/work/mmap 4 2 > /tmp/workload.out" in init
+    assert "exec \"$@\"' kscope-run /work/mmap 4 2 > /tmp/workload.out" in init and "set_event_pid" in init
     assert "events/kmem/kmem_cache_alloc/filter" in init  # kmem limited to the seed's caches
     assert guest.BOOT_MARKER in init and guest.DONE_MARKER in init and "poweroff -f" in init
     assert '"@@KSCOPE-BEGIN $1@@"' in init and "> /dev/ttyS1" in init
@@ -74,7 +75,8 @@ def test_sections_handle_crlf_and_interleaved_kernel_messages() -> None:
            b"  a-1 [000] .....  1.0: sched_switch: x\r\n"
            b"@@KSCOPE-END trace@@\r\nafter\r\n")
     found = serial.sections(log)
-    assert found == {"uname": "6.12.117+deb12-amd64\n", "trace": "# tracer: nop\n  a-1 [000] .....  1.0: sched_switch: x\n"}
+    assert found == {"uname": "6.12.117+deb12-amd64\n",
+                     "trace": "# tracer: nop\n  a-1 [000] .....  1.0: sched_switch: x\n"}
 
 
 def test_marker_after_text_without_newline_and_bare_cr() -> None:
@@ -120,7 +122,7 @@ def test_command_uses_host_cpu_for_kvm_max_for_tcg_and_a_data_port_file(tmp_path
     m = qemu.Machine(Path("/k/bzImage"), Path("/i.gz"), 4, 2, 1024, "isolcpus=3")
     tcg = qemu.command(m, "tcg", tmp_path / "data")
     kvm = qemu.command(m, "kvm", tmp_path / "data")
-    assert tcg[tcg.index("-accel") + 1] == "tcg" and tcg[tcg.index("-cpu") + 1] == "max"
+    assert tcg[tcg.index("-accel") + 1] == "tcg" and tcg[tcg.index("-cpu") + 1] == "max,vendor=GenuineIntel"
     assert kvm[kvm.index("-cpu") + 1] == "host"
     assert tcg[tcg.index("-append") + 1].endswith("rdinit=/init isolcpus=3")
     assert f"file:{tmp_path / 'data'}" in tcg and "-no-reboot" in tcg and "-nographic" in tcg
@@ -158,6 +160,12 @@ def test_count_events_by_tracepoint() -> None:
              "  <idle>-0 (-------) [000] d..2.  5.9: sched_switch: prev_comm=swapper/0 prev_pid=0\n"
              "  <idle>-0 (-------) [000] d..2.  6.0: sched_switch: prev_comm=swapper/0 prev_pid=0\n")
     assert capture_vm.count_events(trace) == {"sched_switch": 2, "rseq_update": 1}
+
+
+def test_workload_result_and_exit_status() -> None:
+    assert capture_vm._workload_result("rt_periodic: threads=4\nexit=0\n") == ("rt_periodic: threads=4", 0)
+    assert capture_vm._workload_result("exit=137\n") == ("", 137)  # killed by the guest's timeout
+    assert capture_vm._workload_result("") == ("", None)
 
 
 def test_workload_argv_shapes() -> None:
@@ -241,15 +249,75 @@ def test_vm_capture_debian_612_intermittent_smp4_numa2(tmp_path: Path) -> None:
     doc = capture_vm.capture_vm(capture_vm.VmRequest(workload="intermittent", seconds=2, output=out, smp=4, numa=2,
                                                      threads=4, timeout=110, install=False, cache=cache))
     assert doc["kernel"].startswith("6.12.") and doc["accel"] in ("kvm", "tcg")
-    assert doc["total_s"] < 120 and doc["guest_numa_nodes"] == 2
+    assert doc["total_s"] < 120 and doc["guest_numa_nodes"] == 2 and doc["exit"] == 0
     decoded = ftrace.decode_file(out, keep=1_000_000)
     summary = decoded.summary()
     assert summary["malformed_lines"] == 0 and summary["nr_cpus"] == 4
     cids = [r["fields"]["mm_cid"] for r in decoded.first
             if r["type"] == "rseq_update" and r["comm"] == "intermittent"]
     assert cids, "no rseq_update events of the workload"
-    assert all(0 <= c < 4 for c in cids)  # mm_cid < min(threads + 1, CPUs allowed)
+    assert all(0 <= c < 4 for c in cids)  # one cid per possible CPU at most (4 vCPUs)
     topo = topology.topology_of_spec(str(out) + ".topology")
     assert topo["nodes"] == 2 and topo["cpus"] == 4
+    if doc["accel"] == "tcg":
+        assert topo["llcs"] == 2  # one L3 per socket = per node (qemu.TCG_CPU)
     header = out.read_text().split("# tracer", 1)[0]
     assert f"# kscope: accel={doc['accel']}\n" in header and "# kscope-sysfs: ../node/node1/cpulist\t2-3\n" in header
+    from kscope.core.config import Settings
+    from kscope.ingest.pipeline import ingest
+    from kscope.store.store import TraceStore
+
+    store = TraceStore(Settings(data_dir=tmp_path / "data"))
+    try:
+        summary = ingest(store, out).record.summary  # the capture file reads like `kscope capture`'s
+    finally:
+        store.close()
+    assert summary["kernel"] == doc["kernel"] and summary["events"] == doc["events"]
+
+
+def test_run_counts_a_clean_exit_as_finished_and_reports_a_bad_one() -> None:
+    ok = qemu.run([sys.executable, "-c", "print('BOOTED', flush=True)", "-accel", "tcg"], "BOOTED", "DONE", 10, 10)
+    assert ok.booted and ok.finished and ok.why == ""  # the done line can be lost to poweroff -f
+    bad = qemu.run([sys.executable, "-c", "print('BOOTED', flush=True); raise SystemExit(3)", "-accel", "tcg"],
+                   "BOOTED", "DONE", 10, 10)
+    assert bad.booted and not bad.finished and bad.why == "QEMU exited with status 3 before the guest finished"
+
+
+def _fake_boot(accel: str, finished: bool, why: str) -> qemu.Boot:
+    return qemu.Boot(accel, booted=finished, finished=finished, returncode=0, boot_s=1.0 if finished else None,
+                     total_s=2.0, console=b"[    0.5] something the kernel said\n", why=why)
+
+
+def test_a_guest_that_never_boots_is_exit_1_naming_each_accelerator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(deps, "ensure_host_tools", lambda install, log: Path("/bin/busybox"))
+    monkeypatch.setattr(deps, "ensure_debian_kernel", lambda cache, install, log: tmp_path / "vmlinuz")
+    monkeypatch.setattr(workloads, "build", lambda w, out: tmp_path / "bin")
+    monkeypatch.setattr(guest, "build_initramfs", lambda *a: tmp_path / "initrd.gz")
+    monkeypatch.setattr(qemu, "kvm_usable", lambda: True)
+    monkeypatch.setattr(qemu, "run", lambda argv, *a: _fake_boot(argv[argv.index("-accel") + 1], False,
+                                                                 "no boot marker after 20 s"))
+    code = cli.main(["capture-vm", "--workload", "rt", "--smp", "2", "--numa", "1", "-o", str(tmp_path / "t.txt")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "no trace from the guest (kvm: no boot marker after 20 s; tcg: no boot marker after 20 s)" in err
+    assert "something the kernel said" in err and not (tmp_path / "t.txt").exists()
+
+
+def test_a_guest_that_sends_no_trace_section_is_exit_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(deps, "ensure_host_tools", lambda install, log: Path("/bin/busybox"))
+    monkeypatch.setattr(deps, "ensure_debian_kernel", lambda cache, install, log: tmp_path / "vmlinuz")
+    monkeypatch.setattr(workloads, "build", lambda w, out: tmp_path / "bin")
+    monkeypatch.setattr(guest, "build_initramfs", lambda *a: tmp_path / "initrd.gz")
+
+    def run(argv: list[str], *a: object) -> qemu.Boot:
+        data = Path(next(x for x in argv if x.startswith("file:"))[5:])
+        data.write_bytes(b"@@KSCOPE-BEGIN uname@@\n6.12\n@@KSCOPE-END uname@@\n@@KSCOPE-BEGIN trace@@\n# tracer")
+        return _fake_boot("tcg", True, "")
+
+    monkeypatch.setattr(qemu, "run", run)
+    code = cli.main(["capture-vm", "--workload", "rt", "--accel", "tcg", "--smp", "2", "--numa", "1",
+                     "-o", str(tmp_path / "t.txt")])
+    assert code == 1
+    assert "section 'trace' never ended: the guest stopped mid-dump" in capsys.readouterr().err

@@ -148,6 +148,16 @@ static void detector_names_every_format(void)
     CHECK_EQ_INT(ks_trace_detect("\x89PNG\r\n\x1a\n\x00\x00", 10), KS_TRACE_UNKNOWN);
     CHECK_EQ_INT(ks_trace_detect("Dear diary,\nit rained.\n", 23), KS_TRACE_UNKNOWN);
     CHECK_EQ_INT(ks_trace_detect("", 0), KS_TRACE_UNKNOWN);
+    /* kscope capture's own header: its "# kscope:" lines, however many, open ftrace text */
+    CHECK_EQ_INT(ks_trace_detect("# kscope: capture=1\n# kscope: kernel=6.18\n", 42), KS_TRACE_FTRACE_TEXT);
+    static char long_comments[64 * 1024];
+    int32_t at = 0;
+    while (at + 40 < (int32_t)sizeof long_comments - 200)
+        at += snprintf(long_comments + at, 40, "# cpu%d/topology/core_id\t%d\n", at % 512, at % 7);
+    for (int32_t i = 0; i < 2; i++)     /* the detector reads past a last line that may be cut */
+        at += snprintf(long_comments + at, 160,
+                       "  my load-x-28498   (  28497) [001] .....  1273.169857: sched_waking: comm=a pid=1 prio=120 target_cpu=001\n");
+    CHECK_EQ_INT(ks_trace_detect(long_comments, at), KS_TRACE_FTRACE_TEXT);
     CHECK_EQ_INT(ks_trace_detect(NULL, 5), KS_TRACE_UNKNOWN);
     CHECK_EQ_STR(ks_trace_format_name(KS_TRACE_UNKNOWN), "unknown");
     CHECK(ks_trace_format_name(KS_TRACE_FORMAT_COUNT) == NULL);

@@ -21,6 +21,7 @@ from kscope.vm import deps, guest, qemu, serial, workloads
 
 DEFAULT_CACHE = REPO_ROOT / ".kscope" / "vm"
 ACCELS = ("auto", "kvm", "tcg")
+DETECT_SCAN_LINES = 400  # ks_trace_detect's look-ahead (wasm-core/src/trace/trace_detect.c)
 
 
 class VmCaptureError(RuntimeError):
@@ -113,7 +114,53 @@ def count_events(trace: str) -> Counter[str]:
     return counts
 
 
+def _boot(req: VmRequest, machine: qemu.Machine, data: Path, started: float,
+          what: str) -> tuple[qemu.Boot, list[dict[str, Any]]]:
+    """Boots with each accelerator in turn until one finishes; VmCaptureError when none does."""
+    attempts: list[dict[str, Any]] = []
+    boot = None
+    for accel in _accels(req):
+        left = req.timeout - (time.monotonic() - started)
+        if left <= 5:
+            break
+        _say(f"booting {machine.kernel.name} with {accel.upper()}: {what}")
+        boot = qemu.run(qemu.command(machine, accel, data), guest.BOOT_MARKER, guest.DONE_MARKER,
+                        req.kvm_boot_timeout if accel == "kvm" else left, left)
+        attempts.append({"accel": accel, "booted": boot.booted, "finished": boot.finished,
+                         "boot_s": _round(boot.boot_s), "total_s": _round(boot.total_s), "why": boot.why})
+        if boot.finished or boot.booted:  # a guest that ran and failed will not do better elsewhere
+            break
+        _say(f"{accel.upper()} did not boot: {boot.why}")
+    if boot is None or not boot.finished:
+        tried = "; ".join(f"{a['accel']}: {a['why']}" for a in attempts) or "out of time before booting"
+        raise VmCaptureError(f"no trace from the guest ({tried})" + _console_tail(boot))
+    _say(f"used {boot.accel.upper()}: booted in {boot.boot_s:.1f} s, guest done in {boot.total_s:.1f} s")
+    return boot, attempts
+
+
+def _console_tail(boot: qemu.Boot | None) -> str:
+    tail = boot.console[-2000:].decode("utf-8", "replace") if boot else ""
+    return f"\n--- last console output ---\n{tail}" if tail else ""
+
+
+def _sections(data: Path, boot: qemu.Boot) -> dict[str, str]:
+    try:
+        found = serial.sections(data.read_bytes() if data.exists() else b"")
+        serial.require(found, "uname", "events", "workload", "topology", "trace")
+    except serial.SerialLogError as err:
+        raise VmCaptureError(f"the guest's data port: {err}{_console_tail(boot)}") from err
+    return found
+
+
+def _workload_result(text: str) -> tuple[str, int | None]:
+    """(the workload's summary line(s), its exit status: 137 when the guest's timeout killed it)."""
+    lines = [line for line in text.splitlines() if line]
+    status = next((int(line[5:]) for line in lines if line.startswith("exit=") and line[5:].isdigit()), None)
+    return " ".join(line for line in lines if not line.startswith("exit=")), status
+
+
 def capture_vm(req: VmRequest) -> dict[str, Any]:
+    """Runs one VM capture end to end and returns the --json document."""
     started = time.monotonic()
     work = _check(req)
     log: list[str] = []
@@ -123,52 +170,32 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
         _say(f"ran: {line}")
     binary = workloads.build(work, req.cache / "bin")
     argv = work.argv(req.threads, req.seconds, req.delay_ms)
-    events = list(work.events)
-    attempts: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
-        initrd = guest.build_initramfs(busybox, {work.name: binary},
-                                       guest.init_script(argv, events, work.buffer_kb), Path(tmp) / "initrd.gz")
+        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
+        initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")
         machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
         data = Path(tmp) / "data.txt"
-        boot = None
-        for accel in _accels(req):
-            left = req.timeout - (time.monotonic() - started)
-            if left <= 5:
-                break
-            _say(f"booting {kernel.name} with {accel.upper()}: {req.smp} vCPUs in {req.numa} NUMA nodes, "
-                 f"{req.memory_mib} MiB, workload {work.name} for {req.seconds:g} s")
-            boot_timeout = req.kvm_boot_timeout if accel == "kvm" else left
-            boot = qemu.run(qemu.command(machine, accel, data), guest.BOOT_MARKER, guest.DONE_MARKER,
-                            boot_timeout, left)
-            attempts.append({"accel": accel, "booted": boot.booted, "finished": boot.finished,
-                             "boot_s": _round(boot.boot_s), "total_s": _round(boot.total_s), "why": boot.why})
-            if boot.finished:
-                break
-            _say(f"{accel.upper()} did not finish: {boot.why}")
-            if boot.booted:
-                break  # the guest ran and failed: another accelerator will not help
-        if boot is None or not boot.finished:
-            tail = boot.console[-2000:].decode("utf-8", "replace") if boot else ""
-            raise VmCaptureError(f"no trace from the guest ({'; '.join(a['accel'] + ': ' + a['why'] for a in attempts)})"
-                                 + (f"\n--- last console output ---\n{tail}" if tail else ""))
-        _say(f"used {boot.accel.upper()}: booted in {boot.boot_s:.1f} s, guest done in {boot.total_s:.1f} s")
-        try:
-            found = serial.sections(data.read_bytes() if data.exists() else b"")
-            serial.require(found, "uname", "events", "workload", "topology", "trace")
-        except serial.SerialLogError as err:
-            raise VmCaptureError(f"the guest's data port: {err}") from err
+        boot, attempts = _boot(req, machine, data, started, f"{req.smp} vCPUs in {req.numa} NUMA nodes, "
+                               f"{req.memory_mib} MiB, workload {work.name} for {req.seconds:g} s")
+        found = _sections(data, boot)
     sysfs = topology_dump(found["topology"])
-    enabled = [e.strip() for e in found["events"].splitlines() if e.strip()]
-    result = " ".join(line for line in found["workload"].splitlines() if line and not line.startswith("exit="))
+    result, status = _workload_result(found["workload"])
     nodes = sum(1 for line in sysfs.splitlines() if line.startswith(b"../node/"))
+    enabled = [e.strip() for e in found["events"].splitlines() if e.strip()]
     meta = {"capture": "1", "source": "qemu", "kernel": found["uname"].strip(), "machine": "x86_64",
-            "accel": boot.accel, "smp": str(req.smp), "numa": str(nodes),
+            "accel": boot.accel, "qemu_cpu": qemu.cpu_model(machine, boot.accel), "smp": str(req.smp),
+            "numa": str(nodes),
             "memory_mib": str(req.memory_mib), "events": ",".join(enabled), "workload": work.name,
             "command": " ".join(argv), "seconds": f"{req.seconds:.3f}", "result": result,
-            "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(),
+            "exit": str(status), "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    header = _header(meta, sysfs)
+    header_lines = header.count(b"\n")
+    if header_lines >= DETECT_SCAN_LINES:
+        _say(f"warning: the header is {header_lines} lines; trace_detect.c reads the first "
+             f"{DETECT_SCAN_LINES} lines of a file for a trace line, so `kscope ingest` may refuse it")
     req.output.parent.mkdir(parents=True, exist_ok=True)
-    req.output.write_bytes(_header(meta, sysfs) + found["trace"].encode())
+    req.output.write_bytes(header + found["trace"].encode())
     topo_path = req.output.with_name(req.output.name + ".topology")
     topo_path.write_bytes(sysfs)
     by_type = count_events(found["trace"])
@@ -176,7 +203,7 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
             "guest_numa_nodes": nodes, "workload": work.name, "seconds": req.seconds,
             "events": sum(by_type.values()), "by_type": dict(by_type.most_common()),
             "boot_s": _round(boot.boot_s), "total_s": _round(time.monotonic() - started),
-            "output": str(req.output), "topology": str(topo_path), "result": result,
+            "output": str(req.output), "topology": str(topo_path), "result": result, "exit": status,
             "attempts": attempts, "installed": log}
 
 

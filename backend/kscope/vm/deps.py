@@ -123,6 +123,7 @@ def fetch_debian_kernel(cache: Path, log: list[str]) -> Path:
     kernel = find_debian_kernel(cache)
     if tar.returncode != 0 or kernel is None:
         raise MissingTool(f"a vmlinuz from {found[-1].name} ({tar.stderr.strip()[-300:]})", manual)
+    found[-1].unlink()  # 100 MB of modules kscope never boots
     return kernel
 
 

@@ -2,8 +2,11 @@
 
 /init (busybox sh) mounts proc, sys, devtmpfs and tracefs, prints the boot
 marker on the console (the host's sign that this accelerator works), enables
-the tracepoints, runs the workload once, stops tracing, and writes sections
-to the data port (ttyS1, a file on the host) between serial.py's markers:
+the tracepoints for the workload's process and its threads/children only
+(set_event_pid + event-fork, as `kscope capture -- CMD` does; a sched_switch
+is kept when either side is one of them), runs the workload once (killed if it
+overstays a limit), stops tracing, and writes sections to the data port
+(ttyS1, a file on the host) between serial.py's markers:
 
     uname     the guest kernel release
     events    tracefs set_event: the tracepoints actually enabled
@@ -22,6 +25,10 @@ from kscope.vm import initramfs, serial
 BOOT_MARKER = "KSCOPE-GUEST-BOOTED"
 DONE_MARKER = "KSCOPE-GUEST-DONE"
 DATA_PORT = "/dev/ttyS1"
+TRACEFS = "/sys/kernel/tracing"
+# Only the sysfs files ks_topology_from_sysfs reads (topology.h): the capture header
+# stays short (16 CPUs: ~370 lines), and the trace detectors scan a file's first lines.
+TOPOLOGY_FILES = ("physical_package_id", "core_id")
 CACHE_FILES = ("level", "type", "size", "id", "shared_cpu_list")
 
 _INIT = r"""#!/bin/busybox sh
@@ -30,9 +37,9 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t tracefs tracefs /sys/kernel/tracing
+mount -t tracefs tracefs {tracefs}
 echo "{boot} $(uname -r) cpus=$(nproc)"
-T=/sys/kernel/tracing
+T={tracefs}
 echo 0 > $T/tracing_on
 echo {buffer_kb} > $T/buffer_size_kb
 echo 1 > $T/options/record-tgid
@@ -41,8 +48,9 @@ for e in {events}; do
   echo 1 > $T/events/${{e%%:*}}/${{e#*:}}/enable 2>/dev/null || echo "kscope-guest: no tracepoint $e"
 done
 {filters}
+echo 1 > $T/options/event-fork
 echo 1 > $T/tracing_on
-{argv} > /tmp/workload.out 2>&1
+timeout -s KILL {limit} sh -c 'echo $$ > {tracefs}/set_event_pid; exec "$@"' kscope-run {argv} > /tmp/workload.out 2>&1
 echo "exit=$?" >> /tmp/workload.out
 echo 0 > $T/tracing_on
 stty -F {port} raw -echo 2>/dev/null
@@ -51,7 +59,7 @@ section() {{ echo "{begin_fmt}"; cat; echo; echo "{end_fmt}"; }}
   uname -r | section uname
   cat $T/set_event | section events
   cat /tmp/workload.out | section workload
-  for f in /sys/devices/system/cpu/cpu[0-9]*/topology/* \
+  for f in {topology_globs} \
            {cache_globs} \
            /sys/devices/system/node/node[0-9]*/cpulist; do
     [ -f "$f" ] && printf '%s\t%s\n' "$f" "$(head -n 1 "$f" 2>/dev/null)"
@@ -66,19 +74,21 @@ poweroff -f
 KMEM_FILTER = 'name ~ "vm_area_struct" || name ~ "maple_node"'
 
 
-def init_script(argv: list[str], events: list[str], buffer_kb: int) -> str:
-    """The /init text for one capture."""
+def init_script(argv: list[str], events: list[str], buffer_kb: int, limit_s: int = 600) -> str:
+    """The /init text for one capture; the workload is killed after limit_s seconds (the trace still comes)."""
     filters = ""
     for e in events:
         if e.startswith("kmem:kmem_cache_"):
             system, name = e.split(":")
             filters += f"echo '{KMEM_FILTER}' > $T/events/{system}/{name}/filter 2>/dev/null\n"
+    topology_globs = " ".join(f"/sys/devices/system/cpu/cpu[0-9]*/topology/{f}" for f in TOPOLOGY_FILES)
     cache_globs = " \\\n           ".join(f"/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*/{f}"
                                           for f in CACHE_FILES)
     return _INIT.format(boot=BOOT_MARKER, done=DONE_MARKER, buffer_kb=buffer_kb, events=" ".join(events),
-                        filters=filters.rstrip(), argv=shlex.join(argv), port=DATA_PORT,
+                        filters=filters.rstrip(), argv=shlex.join(argv), tracefs=TRACEFS, limit=limit_s,
+                        port=DATA_PORT,
                         begin_fmt=serial.BEGIN.format("$1"), end_fmt=serial.END.format("$1"),
-                        cache_globs=cache_globs)
+                        topology_globs=topology_globs, cache_globs=cache_globs)
 
 
 def build_initramfs(busybox: Path, binaries: dict[str, Path], init: str, out: Path) -> Path:

@@ -82,7 +82,8 @@ int32_t ks_trace_detect(const char *head, int32_t len)
     bool perf_header = false;
     line_reader r = line_reader_of(head, len);
     text_span line;
-    for (int32_t n = 0; read_line(&r, &line) && n < 400; n++) {
+    /* Up to 400 lines that are not comments: a capture's "#" metadata header may be long. */
+    for (int32_t n = 0; read_line(&r, &line) && n < 400;) {
         if (r.pos >= len && len > 64 && line.len > 0)
             break;                              /* a cut last line says nothing sure */
         for (int32_t i = 0; i < line.len; i++) {
@@ -95,14 +96,15 @@ int32_t ks_trace_detect(const char *head, int32_t len)
             continue;
         if (t.at[0] == '#') {
             text_span s = t;
-            if (span_cut_prefix(&s, "# tracer:"))
-                return KS_TRACE_FTRACE_TEXT;
+            if (span_cut_prefix(&s, "# tracer:") || span_cut_prefix(&s, "# kscope:"))
+                return KS_TRACE_FTRACE_TEXT;    /* "# kscope:" opens kscope capture's header */
             if (line_has(t, "# Samples:") || line_has(t, "# Events:") || line_has(t, "# Overhead") ||
                 line_has(t, "# Children") || line_has(t, "# Total Lost Samples"))
                 return KS_TRACE_PERF_REPORT;
             perf_header |= line_has(t, "# ========") || line_has(t, "# captured on");
             continue;
         }
+        n++;
         text_span s = t;
         if (span_cut_prefix(&s, "version =") || span_cut_prefix(&s, "cpus="))
             return KS_TRACE_TRACE_CMD_REPORT;

@@ -55,7 +55,7 @@ WORKLOADS = {w.name: w for w in (
              "SCHED_FIFO 99 threads waking every 1 ms (cyclictest-like)"),
     Workload("hackbench", "hackbench.c", "004 cache-aware scheduling v2", SCHED, 4, 4096,
              "one group of N sender and N receiver threads exchanging 100-byte messages over pipes"),
-    Workload("mmap", "mmap_loop.c", "002 SLUB sheaves spare", SCHED + KMEM, 4, 1024,
+    Workload("mmap", "mmap_loop.c", "002 SLUB sheaves spare", SCHED + KMEM, 4, 256,
              "N processes mapping and unmapping 128 MiB anonymous regions (will-it-scale mmap2-like)"),
 )}
 
