@@ -200,8 +200,12 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def capture(req: CaptureRequest) -> dict[str, Any]:
-    """Records req.seconds (or while req.command runs, at most req.seconds); returns a summary."""
+def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, Any]:
+    """Records req.seconds (or while req.command runs, at most req.seconds); returns a summary.
+
+    extract_with: a trace-cmd executable to write the ring buffer as a trace.dat instead
+    of the ftrace text.
+    """
     if os.geteuid() != 0:
         raise CaptureRefused("capturing kernel events needs root (tracefs is root-only)")
     events = expand_events(req.events)
@@ -249,47 +253,40 @@ def capture(req: CaptureRequest) -> dict[str, Any]:
                 time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
             _write(root / "tracing_on", "0")
             elapsed = time.monotonic() - started
-            with open(req.output, "wb") as out:
-                out.write(header_lines(req, events, elapsed))
-                with open(root / "trace", "rb") as trace:
-                    shutil.copyfileobj(trace, out, 1 << 20)
+            if extract_with:
+                # Uncompressed v7: kscope's trace.dat decoder does not read compressed files.
+                run = subprocess.run([extract_with, "extract", "--compression", "none", "-o", str(req.output)],
+                                     capture_output=True,
+                                     text=True, timeout=120)
+                if run.returncode != 0:
+                    raise CaptureRefused(f"trace-cmd extract failed ({run.returncode}): "
+                                         f"{run.stderr.strip()[-400:]}")
+            else:
+                with open(req.output, "wb") as out:
+                    out.write(header_lines(req, events, elapsed))
+                    with open(root / "trace", "rb") as trace:
+                        shutil.copyfileobj(trace, out, 1 << 20)
         finally:
             if child and child.poll() is None:
                 child.terminate()
             if child:
                 child.wait()
             saved.restore()
-    return {"output": str(req.output), "bytes": req.output.stat().st_size, "seconds": round(elapsed, 3),
+    return {"output": str(req.output), "format": "trace.dat" if extract_with else "ftrace-text",
+            "bytes": req.output.stat().st_size, "seconds": round(elapsed, 3),
             "events": events, "command": req.command, "pid": req.pid,
             "exit_status": child.returncode if child else None}
 
 
 def capture_trace_cmd(req: CaptureRequest) -> dict[str, Any]:
-    """The same capture through Debian's trace-cmd, writing a trace.dat."""
+    """The same capture, written as a trace.dat by Debian's `trace-cmd extract`.
+
+    (`trace-cmd record` would set tracing up itself, but it first writes
+    /proc/sys/kernel/ftrace_enabled, which containers often keep read-only;
+    extract only reads the ring buffer this capture filled.) A trace.dat has no
+    room for kscope's header: its own UNAME option records the kernel.
+    """
     exe = shutil.which("trace-cmd")
     if exe is None:
         raise CaptureRefused("trace-cmd is not installed (apt-get install trace-cmd)")
-    if os.geteuid() != 0:
-        raise CaptureRefused("capturing kernel events needs root (tracefs is root-only)")
-    events = expand_events(req.events)
-    argv = [exe, "record", "-q", "-o", str(req.output)]
-    for e in events:
-        argv += ["-e", e]
-    if req.command:
-        argv += ["-F", "-c", *req.command]
-    elif req.pid:
-        argv += ["-P", str(req.pid), "-c", "sleep", str(req.seconds)]
-    else:
-        argv += ["sleep", str(req.seconds)]
-    with _sigterm_as_interrupt(), tracefs_mounted() as root:
-        saved = TracingState(root)
-        started = time.monotonic()
-        try:
-            run = subprocess.run(argv, capture_output=True, text=True, timeout=req.seconds + 60)
-        finally:
-            saved.restore()
-    if run.returncode != 0:
-        raise CaptureRefused(f"trace-cmd record failed ({run.returncode}): {run.stderr.strip()[-400:]}")
-    return {"output": str(req.output), "bytes": req.output.stat().st_size,
-            "seconds": round(time.monotonic() - started, 3), "events": events, "command": req.command,
-            "pid": req.pid, "tool": "trace-cmd"}
+    return capture(req, extract_with=exe)

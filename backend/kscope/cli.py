@@ -18,7 +18,7 @@ from kscope.bench import node
 from kscope.core.config import get_settings
 from kscope.ingest.sources import InputError
 from kscope.native import core
-from kscope.store.store import SqlRefused, SqlTimeout, TraceNotFound
+from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
 
 # Bad input (exit 2): each names what was wrong and where.
 BAD_INPUT_ERRORS = (

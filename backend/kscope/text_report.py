@@ -99,7 +99,15 @@ def _ingest_bench(doc: dict[str, Any]) -> str:
             f"{r['wc_l_s']} s); peak RSS {r['peak_rss_bytes'] / 1e6:.0f} MB = {r['peak_rss_over_input']}x input; "
             f"{r['bytes_per_event']} B/event stored; summary p50 {r['summary']['p50_ms']} ms "
             f"p95 {r['summary']['p95_ms']} ms")
-    lines.append(f"  trace.dat: {json.dumps(doc['trace_dat'])}")
+    dats = doc["trace_dat"] if isinstance(doc["trace_dat"], list) else [doc["trace_dat"]]
+    for d in dats:
+        if "events" not in d:
+            lines.append(f"  trace.dat: {json.dumps(d)}")
+            continue
+        lines.append(f"  trace.dat {d['file']}: {d['events']} events, {d['input_bytes'] / 1e6:.1f} MB: "
+                     f"{d['ingest_s']} s ({d['mb_per_s']} MB/s)" +
+                     (f"; `trace-cmd report` {d['trace_cmd_report_s']} s, ingest/report "
+                      f"{d['ingest_over_trace_cmd_report']}x" if "trace_cmd_report_s" in d else ""))
     lines.append("  met: " + ", ".join(f"{k} {'yes' if v else ('n/a' if v is None else 'NO')}" for k, v in met.items()))
     return "\n".join(lines)
 

@@ -15,4 +15,4 @@ def test_bench_ingest_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert {"mb_per_s", "events_per_s", "ingest_over_wc", "peak_rss_bytes", "peak_rss_over_input",
             "bytes_per_event", "summary"} <= set(r)
     assert set(doc["met"]) == set(doc["targets"]) and doc["met"]["summary_p95_ms_10m"] is None
-    assert "trace_dat" in doc
+    assert "trace_dat" in doc and "ingest_over_wc" in r

@@ -100,3 +100,28 @@ def test_expand_events() -> None:
     assert capture.expand_events(["rseq"]) == ["rseq:rseq_update"]
     assert capture.expand_events(["irq,sched:sched_switch"]) == ["irq:*", "sched:sched_switch"]
     assert capture.expand_events(None) == list(capture.DEFAULT_EVENTS)
+
+
+def test_capture_trace_cmd_dat(tracefs: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from kscope.ingest import formats
+
+    if shutil.which("trace-cmd") is None or "trace.dat" not in formats.names():
+        reason = "trace-cmd not installed or no trace.dat decoder in the core"
+        print(f"skipping: {reason}")
+        pytest.skip(reason)
+    script = tmp_path / "work.py"
+    script.write_text(WORKLOAD)
+    out = tmp_path / "cap.dat"
+    before = snapshot()
+    assert main(["capture", "--trace-cmd", "--seconds", "1", "-o", str(out), "--", sys.executable, str(script)]) == 0
+    capsys.readouterr()
+    assert snapshot() == before
+    store = TraceStore(Settings(data_dir=tmp_path / "data"))
+    rec = ingest(store, out).record
+    assert rec.format == "trace.dat" and os.uname().release in rec.kernel
+    threads = store.sql(rec.id, "SELECT count(DISTINCT pid) FROM events WHERE type = 'rseq_update' "
+                                "AND comm LIKE 'python%'")["rows"][0][0]
+    assert threads >= 5
+    store.close()

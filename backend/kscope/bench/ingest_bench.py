@@ -117,34 +117,42 @@ def bench_text(path: Path, events: int, work: Path) -> dict[str, Any]:
     }
 
 
-def bench_tracedat(work: Path) -> dict[str, Any] | None:
-    from kscope.ingest import formats
-
-    if "trace.dat" not in formats.names():
-        return {"skipped": "the loaded C core has no trace.dat decoder"}
-    if not CORPUS_DAT.is_file():
-        return {"skipped": f"{CORPUS_DAT} not present"}
-    env = {**os.environ, "KSCOPE_DATA_DIR": str(work / "data-dat")}
+def _bench_one_dat(path: Path, work: Path) -> dict[str, Any]:
+    env = {**os.environ, "KSCOPE_DATA_DIR": str(work / f"data-{path.name}")}
     kscope = str(Path(sys.executable).parent / "kscope")
-    wall, rss, out, code = _child([kscope, "ingest", str(CORPUS_DAT), "--json"], env)
+    wall, rss, out, code = _child([kscope, "ingest", str(path), "--json"], env)
     if code != 0:
-        return {"skipped": f"kscope ingest failed (exit {code})"}
+        return {"file": path.name, "skipped": f"kscope ingest failed (exit {code})"}
     doc = json.loads(out)
-    result: dict[str, Any] = {"file": CORPUS_DAT.name, "input_bytes": CORPUS_DAT.stat().st_size,
-                              "events": doc["events"], "ingest_s": round(wall, 3),
-                              "events_per_s": round(doc["events"] / wall), "peak_rss_bytes": rss}
+    result: dict[str, Any] = {"file": path.name, "input_bytes": path.stat().st_size, "events": doc["events"],
+                              "ingest_s": round(wall, 3), "events_per_s": round(doc["events"] / wall),
+                              "mb_per_s": round(path.stat().st_size / wall / 1e6, 1), "peak_rss_bytes": rss}
     trace_cmd = shutil.which("trace-cmd")
     if trace_cmd is None:
         result["trace_cmd"] = "not installed"
         return result
-    with open(os.devnull, "wb") as null:
-        start = time.perf_counter()
-        rc = subprocess.run([trace_cmd, "report", "-i", str(CORPUS_DAT)], stdout=null,
-                            stderr=subprocess.DEVNULL).returncode
-        report_s = time.perf_counter() - start
+    report_s, _, _, rc = _child([trace_cmd, "report", "-i", str(path)], env)
     result.update({"trace_cmd_report_s": round(report_s, 3), "trace_cmd_exit": rc,
                    "ingest_over_trace_cmd_report": round(wall / report_s, 2)})
     return result
+
+
+def bench_tracedat(work: Path) -> dict[str, Any] | list[dict[str, Any]]:
+    """Ingest vs `trace-cmd report > /dev/null` on the corpus' LISA trace.dat and on
+    traces/threads4-linux6.18.dat (decompressed here)."""
+    import lzma
+
+    from kscope.ingest import formats
+
+    if "trace.dat" not in formats.names():
+        return {"skipped": "the loaded C core has no trace.dat decoder"}
+    files = [CORPUS_DAT] if CORPUS_DAT.is_file() else []
+    packed = REPO_ROOT / "traces" / "threads4-linux6.18.dat.xz"
+    if packed.is_file():
+        plain = work / "threads4-linux6.18.dat"
+        plain.write_bytes(lzma.decompress(packed.read_bytes()))
+        files.append(plain)
+    return [_bench_one_dat(f, work) for f in files]
 
 
 def run(events: int = 1_000_000, big: int = 10_000_000, keep: Path | None = None) -> dict[str, Any]:

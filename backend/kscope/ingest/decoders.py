@@ -134,24 +134,23 @@ def split_lines(path: Path, parts: int) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def decode_parts() -> int:
-    """Decoder threads for one text file (Settings.ingest_decode_threads; 0: one per CPU, at most 4)."""
-    from kscope.core.config import get_settings
-
-    wanted = get_settings().ingest_decode_threads
-    return wanted if wanted > 0 else max(1, min(os.cpu_count() or 1, 4))
+def decode_parts(size: int, wanted: int) -> int:
+    """Decoder threads for a text file of `size` bytes: `wanted` if set (> 0), else one per
+    CPU (at most 4) for files over 32 MiB and one for smaller ones."""
+    if wanted > 0:
+        return wanted
+    return max(1, min(os.cpu_count() or 1, 4)) if size > 32 << 20 else 1
 
 
 def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
-                  parts: int | None = None) -> DecodeReport:
+                  threads: int = 0) -> DecodeReport:
     """ftrace text, cut at line starts into parts decoded side by side (files over 32 MiB).
 
     Each part has its own decoder; the counters add up, and the first problem's line
     number is made absolute by adding the lines of the parts before it. The header
     (#P:N, the dialect) is in part 0.
     """
-    parts = parts if parts is not None else (decode_parts() if path.stat().st_size > 32 << 20 else 1)
-    ranges = split_lines(path, parts)
+    ranges = split_lines(path, decode_parts(path.stat().st_size, threads))
     decoders_ = [ftrace.FtraceDecoder() for _ in ranges]
     try:
         pipelined([_text_pieces(path, d, a, b) for d, (a, b) in zip(decoders_, ranges)], on_batch, progress)
@@ -173,7 +172,8 @@ def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
                                "generic_events": total["generic_events"], "decode_threads": len(ranges)})
 
 
-def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress) -> DecodeReport:
+def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
+                threads: int = 0) -> DecodeReport:
     with decoders.PerfDecoder() as decoder:
         pipelined(_text_pieces(path, decoder), on_batch, progress)
         s = decoder.stats()
@@ -185,7 +185,8 @@ def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress) ->
                                                      "samples": s["samples"], "generic_events": s["generic_events"]})
 
 
-def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress) -> DecodeReport:
+def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress,
+                    threads: int = 0) -> DecodeReport:
     with decoders.SystraceDecoder() as decoder:
         pipelined(_text_pieces(path, decoder), on_batch, progress)
         s = decoder.stats()
@@ -195,7 +196,8 @@ def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress
                                "generic_events": s["generic_events"]})
 
 
-def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress) -> DecodeReport:
+def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress,
+                    threads: int = 0) -> DecodeReport:
     size = path.stat().st_size
     with decoders.TracedatDecoder() as decoder:
         def produce() -> Iterator[tuple[EventLog, int]]:

@@ -6,7 +6,7 @@ picks the registered format that takes that name; a core without the detector
 falls back to the Python sniffers. Formats whose C decoder is not in the loaded
 libkscope.so are not registered (decoders.py registers them on first use).
 
-    decode(path, source, on_batch, progress) -> DecodeReport
+    decode(path, source, on_batch, progress, threads=0) -> DecodeReport
         on_batch(records, arena, part) is called per batch; a decoder that reads its input in
         parts side by side tags each batch with its part (in order within a part)
 """
@@ -43,7 +43,7 @@ class Format:
     name: str
     detected_as: tuple[str, ...]  # ks_trace_format_name()s this decoder takes
     sniff: Callable[[bytes], bool] | None  # fallback when the core has no detector
-    decode: Callable[[Path, str, Batch, Progress], DecodeReport]
+    decode: Callable[..., DecodeReport]  # (path, source, on_batch, progress, threads=0)
     description: str
 
 

@@ -8,7 +8,7 @@ finished ones are forgotten after an hour.
 
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +59,10 @@ class Jobs:
             return job
 
     def get(self, trace_id: str) -> Job | None:
+        """A snapshot of the job (a copy: the ingest thread goes on updating the original)."""
         with self._lock:
-            return self._jobs.get(trace_id)
+            job = self._jobs.get(trace_id)
+            return replace(job) if job is not None else None
 
     def update(self, trace_id: str, phase: str, done: int, total: int, events: int) -> None:
         with self._lock:

@@ -36,7 +36,6 @@ META_PREFIX = b"# kscope: "
 SYSFS_PREFIX = b"# kscope-sysfs: "
 TOPOLOGY_FILE = "topology.sysfs"
 
-_ID_COLUMNS = ("pid", "task_pid", "prev_pid", "next_pid", "child_pid")
 
 
 @dataclass
@@ -47,7 +46,7 @@ class _Tally:
     type_counts: np.ndarray = field(default_factory=lambda: np.zeros(len(EVENT_TYPES), np.int64))
     generic_names: dict[str, int] = field(default_factory=dict)
     cpus: set[int] = field(default_factory=set)
-    tids: set[int] = field(default_factory=set)
+    tid_seen: np.ndarray = field(default_factory=lambda: np.zeros(1 << 16, bool))
     t_first: int | None = None
     t_last: int | None = None
     switches: lod.SwitchLog = field(default_factory=lod.SwitchLog)
@@ -66,8 +65,18 @@ class _Tally:
         lo, hi = int(ts.min()), int(ts.max())
         self.t_first = lo if self.t_first is None else min(self.t_first, lo)
         self.t_last = hi if self.t_last is None else max(self.t_last, hi)
-        ids = np.unique(np.concatenate([table[c].to_numpy(zero_copy_only=False) for c in _ID_COLUMNS]))
-        self.tids.update(int(i) for i in ids if i == i and i > 0)
+        # Thread ids: the current task's, and those the payloads name (a bitmap, no sort).
+        has_task = t != records.GENERIC
+        ids = np.concatenate((rec["pid"], rec["p_pid"][has_task & (t != records.RSEQ)],
+                              rec["next_pid"][t == records.SWITCH], rec["child_pid"][t == records.FORK]))
+        ids = ids[(ids > 0) & (ids < 1 << 26)]
+        if len(ids):
+            top = int(ids.max())
+            if top >= len(self.tid_seen):
+                grown = np.zeros(max(top + 1, 2 * len(self.tid_seen)), bool)
+                grown[: len(self.tid_seen)] = self.tid_seen
+                self.tid_seen = grown
+            self.tid_seen[ids] = True
         sw = np.flatnonzero(t == records.SWITCH)
         if len(sw):
             self.switches.add(ts[sw], rec["cpu"][sw], rec["p_pid"][sw], rec["next_pid"][sw])
@@ -181,7 +190,8 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="kscope-parquet") as pool:
                 report = fmt.decode(data, source, on_batch,
-                                    lambda done: report_progress("decode", done, total, tally.events))
+                                    lambda done: report_progress("decode", done, total, tally.events),
+                                    threads=settings.ingest_decode_threads)
                 for part in sorted(pending):
                     flush(part)
                 if writing:
@@ -208,7 +218,7 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         document = {
             "trace_id": trace_id, "name": source, "format": fmt.name, "events": tally.events,
             "by_type": tally.by_type(), "cpus": len(cpus), "cpu_ids": cpus,
-            "t_first_ns": tally.t_first, "t_last_ns": tally.t_last, "tasks": len(tally.tids),
+            "t_first_ns": tally.t_first, "t_last_ns": tally.t_last, "tasks": int(tally.tid_seen.sum()),
             "kernel": kernel, "malformed_lines": report.malformed, "first_error": report.first_error,
             "lost_events": report.lost_events, "nr_cpus_header": report.nr_cpus,
             "compression": kind, "bytes_in": bytes_in, "bytes_decoded": total, "bytes_stored": stored,
@@ -220,7 +230,7 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
             id=trace_id, name=source, format=fmt.name,
             created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds"),
             owner_hash=hash_token(token), events=tally.events, cpus=len(cpus),
-            t_first_ns=tally.t_first or 0, t_last_ns=tally.t_last or 0, tasks=len(tally.tids),
+            t_first_ns=tally.t_first or 0, t_last_ns=tally.t_last or 0, tasks=int(tally.tid_seen.sum()),
             kernel=kernel, malformed_lines=report.malformed, bytes_in=bytes_in, bytes_stored=stored,
             summary=document,
         )

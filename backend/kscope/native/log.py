@@ -1,6 +1,7 @@
 """A live ks_event_log: the sink simulations and decoders append records to."""
 
 import ctypes
+from functools import lru_cache
 from typing import Any
 
 from kscope.native import core, events
@@ -79,8 +80,13 @@ def text_arena(log: EventLog, last_fields_off: int) -> bytes:
     return ctypes.string_at(start, end - start + len(tail) + 1)
 
 
-def _text_address(handle: ctypes.c_void_p, offset: int) -> int:
-    fn = core.lib()["ks_event_log_text"]  # a second prototype: the address, not a str
+@lru_cache(maxsize=1)
+def _text_address_fn():  # type: ignore[no-untyped-def]
+    fn = core.lib()["ks_event_log_text"]  # a second prototype of it: the address, not a str
     fn.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
     fn.restype = ctypes.c_void_p
-    return fn(handle, offset) or 0
+    return fn
+
+
+def _text_address(handle: ctypes.c_void_p, offset: int) -> int:
+    return _text_address_fn()(handle, offset) or 0

@@ -1,10 +1,13 @@
 """Events in Parquet: written in batches, one row group per (batch, CPU), read back by range.
 
-Each batch (a few hundred thousand records in arrival order, which is time order
-for every decoder) is split by CPU with a stable sort, so each row group holds
-one CPU's events in time order. The row groups' min/max statistics on `cpu`
-and `ts_ns` then act as a per-CPU time index: a reader asking for CPUs 3 and 7
-between t0 and t1 opens only the row groups whose statistics overlap.
+Each batch (64 Ki records or more, in arrival order, which is time order for
+every decoder; a text trace decoded in parts side by side makes batches per
+part) is split by CPU with a stable sort, so each row group holds one CPU's
+events in time order. The row groups' min/max statistics on `cpu` and `ts_ns`
+then act as a per-CPU time index: a reader asking for CPUs 3 and 7 between t0
+and t1 opens only the row groups whose statistics overlap, in time order, and
+stops once its limit is certain. Across row groups the file is in batch order,
+so readers sort what they read (`ORDER BY ts_ns` in SQL).
 Dictionary encoding (comm, type, name) and zstd keep a record near 10-20 bytes.
 """
 
@@ -54,9 +57,12 @@ class EventWriter:
 
 def read_range(path: Path, t0: int | None, t1: int | None, cpus: list[int] | None,
                types: list[str] | None, limit: int, columns: list[str] | None = None) -> pa.Table:
-    """Events with t0 <= ts_ns < t1 on the given CPUs and of the given types, by time.
+    """The first `limit` events with t0 <= ts_ns < t1 on the given CPUs and of the given
+    types, by time.
 
-    Row groups whose cpu/ts_ns statistics cannot match are never read.
+    Row groups whose cpu/ts_ns statistics cannot match are never read, and the others
+    are read in order of their first timestamp only until `limit` rows are certain: a
+    row group starting after the limit-th time found so far cannot contribute.
     """
     f = pq.ParquetFile(str(path))
     meta = f.metadata
@@ -73,10 +79,29 @@ def read_range(path: Path, t0: int | None, t1: int | None, cpus: list[int] | Non
             continue
         if wanted is not None and not any(s_cpu.min <= c <= s_cpu.max for c in wanted):
             continue
-        groups.append(g)
-    if not groups:
-        return SCHEMA.empty_table() if columns is None else SCHEMA.empty_table().select(columns)
-    table = f.read_row_groups(groups, columns=columns)
+        groups.append((s_ts.min, g))
+    groups.sort()
+    empty = SCHEMA.empty_table() if columns is None else SCHEMA.empty_table().select(columns)
+    found: list[pa.Table] = []
+    rows = 0
+    for k, (first_ts, g) in enumerate(groups):
+        if rows >= limit:
+            ts = np.concatenate([t["ts_ns"].to_numpy() for t in found])
+            if first_ts > np.partition(ts, limit - 1)[limit - 1]:
+                break
+        table = _filter(f.read_row_group(g, columns=columns), t0, t1, wanted, types)
+        if table.num_rows:
+            found.append(table)
+            rows += table.num_rows
+    if not found:
+        return empty
+    table = pa.concat_tables(found)
+    table = table.take(pc.sort_indices(table, [("ts_ns", "ascending"), ("cpu", "ascending")]))
+    return table.slice(0, limit)
+
+
+def _filter(table: pa.Table, t0: int | None, t1: int | None, wanted: set[int] | None,
+            types: list[str] | None) -> pa.Table:
     mask = None
 
     def both(m: pa.Array) -> pa.Array:
@@ -90,7 +115,4 @@ def read_range(path: Path, t0: int | None, t1: int | None, cpus: list[int] | Non
         mask = both(pc.is_in(table["cpu"], pa.array(sorted(wanted), pa.int32())))
     if types:
         mask = both(pc.is_in(table["type"].cast(pa.string()), pa.array(types, pa.string())))
-    if mask is not None:
-        table = table.filter(mask)
-    table = table.take(pc.sort_indices(table, [("ts_ns", "ascending"), ("cpu", "ascending")]))
-    return table.slice(0, limit)
+    return table if mask is None else table.filter(mask)

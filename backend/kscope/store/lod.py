@@ -16,6 +16,7 @@ level size, never on the number of events.
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -79,25 +80,43 @@ def build(switches: SwitchLog, t_first: int, t_last: int, cpus: list[int], out: 
     np.savez(out, **arrays)  # uncompressed: a query maps it straight in
 
 
-def query(path: Path, t0: int, t1: int, buckets: int) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """(cpus, edges [buckets+1] ns, occupancy [cpu, bucket]) over [t0, t1) from lod.npz."""
+@dataclass
+class _Levels:
+    cpus: list[int]
+    edges: list[np.ndarray]  # per level, float64 ns
+    cum: list[np.ndarray]  # per level, [cpu slot, bucket edge]: busy ns since the first edge
+
+
+@lru_cache(maxsize=16)
+def _load(path: str, mtime_ns: int) -> _Levels:
+    """A lod.npz's levels with cumulative busy time precomputed (cached per file version)."""
     with np.load(path) as z:
         cpus = z["cpus"].tolist()
         levels = sorted(int(k[3:]) for k in z.files if k.startswith("occ"))
-        want = (t1 - t0) / buckets
-        chosen = levels[-1]
-        for level in levels:  # coarsest first: stop at the first fine enough
-            e = z[f"edges{level}"]
-            if len(e) > 1 and (e[1] - e[0]) <= want / 2:
-                chosen = level
-                break
-        edges_l = z[f"edges{chosen}"].astype(np.float64)
-        occ_l = z[f"occ{chosen}"].astype(np.float64)
+        edges, cums = [], []
+        for level in levels:
+            e = z[f"edges{level}"].astype(np.float64)
+            occ = z[f"occ{level}"].astype(np.float64)
+            cum = np.zeros((occ.shape[0], occ.shape[1] + 1))
+            np.cumsum(occ * np.diff(e), axis=1, out=cum[:, 1:])
+            edges.append(e)
+            cums.append(cum)
+    return _Levels(cpus, edges, cums)
+
+
+def query(path: Path, t0: int, t1: int, buckets: int) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """(cpus, edges [buckets+1] ns, occupancy [cpu, bucket]) over [t0, t1) from lod.npz."""
+    levels = _load(str(path), path.stat().st_mtime_ns)
+    want = (t1 - t0) / buckets
+    chosen = len(levels.edges) - 1
+    for i, e in enumerate(levels.edges):  # coarsest first: stop at the first fine enough
+        if len(e) > 1 and (e[1] - e[0]) <= want / 2:
+            chosen = i
+            break
+    edges_l, cum = levels.edges[chosen], levels.cum[chosen]
     out_edges = np.linspace(t0, t1, buckets + 1)
-    # Cumulative busy time at the level's edges, interpolated at the wanted ones.
-    cum = np.concatenate((np.zeros((occ_l.shape[0], 1)), np.cumsum(occ_l * np.diff(edges_l), axis=1)), axis=1)
-    occ = np.empty((occ_l.shape[0], buckets), np.float64)
     width = np.diff(out_edges)
-    for slot in range(occ_l.shape[0]):
+    occ = np.empty((cum.shape[0], buckets), np.float64)
+    for slot in range(cum.shape[0]):
         occ[slot] = np.diff(np.interp(out_edges, edges_l, cum[slot])) / width
-    return cpus, out_edges.astype(np.int64), np.clip(occ, 0.0, 1.0)
+    return levels.cpus, out_edges.astype(np.int64), np.clip(occ, 0.0, 1.0)

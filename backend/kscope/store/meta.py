@@ -143,9 +143,6 @@ class PostgresMetaStore(MetaStore):
         conn.commit()
         super().__init__(conn)
 
-    def add(self, rec: TraceRecord) -> None:
-        super().add(rec)
-
 
 def open_meta_store(data_dir: Path, database_url: str = "") -> MetaStore:
     """PostgreSQL when database_url is a postgresql:// URL, else SQLite under data_dir."""

@@ -12,20 +12,11 @@ import pyarrow as pa
 
 from kscope.core.config import Settings
 from kscope.store import events as ev_files
+from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
 from kscope.store import lod
 from kscope.store.meta import MetaStore, TraceRecord, open_meta_store
 
 
-class TraceNotFound(LookupError):
-    """No trace of that id (or not visible with the token given)."""
-
-
-class SqlRefused(ValueError):
-    """A query that is not a single read-only SELECT, or that failed."""
-
-
-class SqlTimeout(TimeoutError):
-    """A query that ran past the time limit (it was interrupted)."""
 
 
 def hash_token(token: str) -> str:

@@ -70,11 +70,13 @@ async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Tok
     token = token or new_token()
     trace_id = new_trace_id()
     settings = store.settings
-    jobs.start(trace_id, hash_token(token), name, int(request.headers.get("content-length") or 0))
+    declared = request.headers.get("content-length", "")
+    size = int(declared) if declared.isdigit() else 0
+    jobs.start(trace_id, hash_token(token), name, size)
     dest = store.root / "tmp" / f"upload-{trace_id}"
     try:
         await uploads.receive(request, dest, name, settings.max_upload_bytes,
-                              lambda n: jobs.update(trace_id, "upload", n, 0, 0))
+                              lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
     except InputError as err:
         jobs.fail(trace_id, str(err), err.status)
         raise _bad_input(err) from err
