@@ -14,6 +14,9 @@ export default defineConfig({
   server: {
     fs: { allow: ['.', wasmBuild, workloads] },
   },
+  // The trace decoder's worker (src/engine/trace_worker.ts) is an ES module: it
+  // imports the Emscripten module, which locates its .wasm via import.meta.url.
+  worker: { format: 'es' },
   build: {
     // The .wasm must stay a separate file (never a data: URL) so the browser
     // can stream-compile it.

@@ -1,12 +1,16 @@
 /*
  * The app: one page per URL path (core/route.ts): "/" shows the machine's
  * topology, "/simulate" a modelled run on it, "/lesson/mm_cid" the mm_cid
- * lesson (7e019dc). Each page owns its store.
+ * lesson (7e019dc), "/traces" real kernel traces. Each page owns its store.
  */
+import { lazy, Suspense } from 'react'
 import { useRoute } from './core/route'
 import { MmCidLessonPage } from './pages/MmCidLessonPage'
 import { SimulatePage } from './pages/SimulatePage'
 import { TopologyPage } from './pages/TopologyPage'
+
+// The traces page (decoders' UI, timeline) loads on first visit: the lesson pages stay small.
+const TracesPage = lazy(() => import('./pages/TracesPage').then((m) => ({ default: m.TracesPage })))
 
 export default function App() {
   const { page, navigate } = useRoute()
@@ -14,6 +18,10 @@ export default function App() {
     <div className={`app page-${page}`}>
       {page === 'simulate' ? (
         <SimulatePage navigate={navigate} />
+      ) : page === 'traces' ? (
+        <Suspense fallback={<p className="status" role="status">Loading the traces page…</p>}>
+          <TracesPage navigate={navigate} />
+        </Suspense>
       ) : page === 'lesson' ? (
         <MmCidLessonPage navigate={navigate} />
       ) : (

@@ -24,3 +24,18 @@ export function formatKib(kib: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`
 }
+
+/** Parses a Linux cpulist ("0-3,8,10-11"); throws on malformed text. */
+export function parseCpuList(text: string): number[] {
+  const out: number[] = []
+  if (!text) return out
+  for (const part of text.split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim())
+    if (!m) throw new Error(`not a cpulist: ${JSON.stringify(text.slice(0, 40))}`)
+    const a = Number(m[1])
+    const b = m[2] === undefined ? a : Number(m[2])
+    if (b < a || b - a > 65536) throw new Error(`not a cpulist: ${JSON.stringify(text.slice(0, 40))}`)
+    for (let c = a; c <= b; c++) out.push(c)
+  }
+  return out
+}

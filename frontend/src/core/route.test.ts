@@ -15,6 +15,11 @@ describe('routes', () => {
     expect(pageOf('/lesson')).toBe('topology')
     expect(hrefFor('lesson', 'classroom-8')).toBe('/lesson/mm_cid?preset=classroom-8')
   })
+  it('maps /traces to the real-trace page', () => {
+    expect(pageOf('/traces')).toBe('traces')
+    expect(pageOf('/traces/')).toBe('traces')
+    expect(hrefFor('traces')).toBe('/traces')
+  })
   it('carries the machine across pages', () => {
     expect(hrefFor('simulate', 'epyc-9654-2s')).toBe('/simulate?preset=epyc-9654-2s')
     expect(hrefFor('topology')).toBe('/')

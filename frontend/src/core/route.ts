@@ -1,19 +1,21 @@
 /*
  * Which page the URL path names: "/" (and anything else) the topology page,
- * "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson. The backend serves index.html for every
+ * "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson, "/traces"
+ * real kernel traces. The backend serves index.html for every
  * non-/api path, so a link straight to /simulate?... works. Navigation pushes
  * a history entry; Back/Forward (popstate) switch pages too.
  */
 import { useCallback, useSyncExternalStore } from 'react'
 
-export type PageName = 'topology' | 'simulate' | 'lesson'
+export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces'
 
-export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid' }
+export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid', traces: '/traces' }
 
 export function pageOf(pathname: string): PageName {
   const path = pathname.replace(/\/+$/, '')
   if (path === PAGE_PATHS.simulate) return 'simulate'
   if (path === PAGE_PATHS.lesson) return 'lesson'
+  if (path === PAGE_PATHS.traces) return 'traces'
   return 'topology'
 }
 

@@ -15,6 +15,7 @@ export interface AppHeaderProps {
 const PAGES: { page: PageName; label: string; title: string }[] = [
   { page: 'topology', label: 'Topology', title: 'The machine: sockets, NUMA nodes, L3 caches, cores and CPUs' },
   { page: 'simulate', label: 'Simulate', title: 'A modelled scheduler running a workload on the machine, event by event' },
+  { page: 'traces', label: 'Traces', title: 'Real kernel traces (MEASURED): upload, open locally, replay on a timeline' },
   { page: 'lesson', label: 'mm_cid lesson', title: 'Why 7e019dc (v6.13) keeps RSEQ concurrency IDs cache-local for intermittent workloads' },
 ]
 

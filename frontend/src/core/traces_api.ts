@@ -1,0 +1,260 @@
+/*
+ * The traces API (backend/kscope/api/routes/traces.py) from the browser.
+ *
+ * Hand-written for now, following backend/kscope/api/schemas.py (TracePublic,
+ * TraceCreated, IngestProgress); to be replaced by the client generated from
+ * the OpenAPI document (STYLE.md layout: src/client/).
+ *
+ * Ownership is a token: the first upload returns one, we keep it in
+ * localStorage and send it as X-Kscope-Token; the list shows only the traces
+ * of that token.
+ */
+import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../engine/wasm_bridge'
+import { EVENT_TYPES } from '../engine/wasm_bridge'
+
+export interface TraceProblem {
+  line?: number
+  offset?: number
+  field?: string
+  message?: string
+}
+
+/** TracePublic. */
+export interface TracePublic {
+  id: string
+  name: string
+  format: string
+  created_at: string
+  events: number
+  cpus: number
+  t_first_ns: number
+  t_last_ns: number
+  tasks: number
+  kernel: string
+  malformed_lines: number
+  bytes_in: number
+  bytes_stored: number
+  by_type: Record<string, number>
+  first_error: TraceProblem | null
+}
+
+export interface IngestProgress {
+  trace_id: string
+  name: string
+  phase: string
+  bytes_done: number
+  bytes_total: number
+  fraction: number | null
+  events: number
+  error: string | null
+}
+
+const TOKEN_KEY = 'kscope.traceToken'
+const BASE = '/api/traces'
+
+export function ownerToken(): string | null {
+  try {
+    return localStorage.getItem(TOKEN_KEY)
+  } catch {
+    return null
+  }
+}
+
+function rememberToken(token: string): void {
+  try {
+    localStorage.setItem(TOKEN_KEY, token)
+  } catch {
+    // Private mode: the token lives as long as the page.
+  }
+}
+
+/** An API failure with the server's own detail text. */
+export class TraceApiError extends Error {
+  readonly status: number
+  constructor(status: number, detail: string) {
+    super(detail)
+    this.name = 'TraceApiError'
+    this.status = status
+  }
+}
+
+async function detailOf(res: Response): Promise<string> {
+  try {
+    const body = await res.json()
+    return typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail)
+  } catch {
+    return `${res.status} ${res.statusText}`
+  }
+}
+
+function headers(): Record<string, string> {
+  const t = ownerToken()
+  return t ? { 'X-Kscope-Token': t } : {}
+}
+
+export async function listTraces(): Promise<TracePublic[]> {
+  if (!ownerToken()) return []
+  const res = await fetch(BASE, { headers: headers() })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
+export async function deleteTrace(id: string): Promise<void> {
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}`, { method: 'DELETE', headers: headers() })
+  if (!res.ok && res.status !== 404) throw new TraceApiError(res.status, await detailOf(res))
+}
+
+export async function getTrace(id: string): Promise<TracePublic> {
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}`, { headers: headers() })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
+export interface UploadProgress {
+  /** 'upload' while the body is sent, then the server's ingest phases. */
+  phase: string
+  fraction: number
+  events: number
+}
+
+/**
+ * Uploads a file (streamed body, background ingest) and follows the ingest's
+ * progress events until it is stored; resolves with the stored trace.
+ */
+export function uploadTrace(file: File, onProgress: (p: UploadProgress) => void): Promise<TracePublic> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', `${BASE}?background=true&name=${encodeURIComponent(file.name)}`)
+    for (const [k, v] of Object.entries(headers())) xhr.setRequestHeader(k, v)
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream')
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress({ phase: 'upload', fraction: e.loaded / e.total, events: 0 })
+    }
+    xhr.onerror = () => reject(new TraceApiError(0, `${file.name}: the upload failed (network)`))
+    xhr.onload = () => {
+      let body: { id?: string; token?: string; detail?: unknown } = {}
+      try {
+        body = JSON.parse(xhr.responseText)
+      } catch {
+        // Not JSON: the status says enough.
+      }
+      if (xhr.status >= 400 || !body.id || !body.token) {
+        const detail = typeof body.detail === 'string' ? body.detail : `${xhr.status} ${xhr.statusText}`
+        reject(new TraceApiError(xhr.status, detail))
+        return
+      }
+      rememberToken(body.token)
+      if (xhr.status === 201) {
+        resolve(body as unknown as TracePublic)
+        return
+      }
+      followIngest(body.id, body.token, onProgress).then(() => getTrace(body.id!)).then(resolve, reject)
+    }
+    xhr.send(file)
+  })
+}
+
+function followIngest(id: string, token: string, onProgress: (p: UploadProgress) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const es = new EventSource(`${BASE}/${encodeURIComponent(id)}/progress?token=${encodeURIComponent(token)}`)
+    const onData = (e: MessageEvent) => {
+      let p: IngestProgress
+      try {
+        p = JSON.parse(e.data)
+      } catch {
+        return
+      }
+      onProgress({ phase: p.phase, fraction: p.fraction ?? (p.bytes_total ? p.bytes_done / p.bytes_total : 0), events: p.events })
+      if (p.phase === 'done') {
+        es.close()
+        resolve()
+      } else if (p.phase === 'error') {
+        es.close()
+        reject(new TraceApiError(422, p.error ?? 'ingest failed'))
+      }
+    }
+    for (const phase of ['upload', 'decompress', 'decode', 'summaries', 'done', 'error']) es.addEventListener(phase, onData)
+    es.onmessage = onData
+    es.onerror = () => {
+      es.close()
+      // The stream ends when the job finishes; the trace itself says whether it is stored.
+      getTrace(id).then(() => resolve(), () => reject(new TraceApiError(0, 'lost the ingest progress stream')))
+    }
+  })
+}
+
+/** One row of GET /events?format=json (backend/kscope/ingest/records.py SCHEMA). */
+export type EventRow = Record<string, string | number | null>
+
+export async function fetchEventRows(id: string, limit: number): Promise<EventRow[]> {
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/events?format=json&limit=${limit}`, { headers: headers() })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
+/** Server rows -> the same columns the local decoder gives. */
+export function columnsFromRows(rows: readonly EventRow[]): TraceColumns {
+  const n = rows.length
+  const strings: string[] = []
+  const ids = new Map<string, number>()
+  const intern = (v: unknown) => {
+    if (v === null || v === undefined) return -1
+    const s = String(v)
+    let id = ids.get(s)
+    if (id === undefined) {
+      id = strings.length
+      strings.push(s)
+      ids.set(s, id)
+    }
+    return id
+  }
+  const num = (v: unknown, dflt = 0) => (typeof v === 'number' ? v : v === null || v === undefined ? dflt : Number(v))
+  const c: TraceColumns = {
+    count: n, ts: new Float64Array(n), type: new Uint8Array(n), cpu: new Int32Array(n), pid: new Int32Array(n),
+    tgid: new Int32Array(n), comm: new Int32Array(n), f0: new Int32Array(n), f1: new Int32Array(n),
+    f2: new Int32Array(n), f3: new Int32Array(n), f4: new Int32Array(n), s1: new Int32Array(n), s2: new Int32Array(n),
+    strings,
+  }
+  rows.forEach((r, i) => {
+    const type = Math.max(0, (EVENT_TYPES as readonly string[]).indexOf(String(r.type)))
+    c.ts[i] = num(r.ts_ns); c.type[i] = type; c.cpu[i] = num(r.cpu); c.pid[i] = num(r.pid); c.tgid[i] = num(r.tgid, -1)
+    c.comm[i] = intern(r.comm ?? '')
+    c.s1[i] = -1; c.s2[i] = -1
+    switch (EVENT_TYPES[type]) {
+      case 'sched_switch':
+        c.f0[i] = num(r.prev_pid); c.f1[i] = num(r.prev_prio); c.f2[i] = num(r.prev_state); c.f3[i] = num(r.next_pid)
+        c.f4[i] = num(r.next_prio); c.s1[i] = intern(r.prev_comm); c.s2[i] = intern(r.next_comm)
+        break
+      case 'sched_waking': case 'sched_wakeup': case 'sched_wakeup_new':
+        c.f0[i] = num(r.task_pid); c.f1[i] = num(r.prio); c.f2[i] = num(r.target_cpu); c.s1[i] = intern(r.task_comm)
+        break
+      case 'sched_migrate_task':
+        c.f0[i] = num(r.task_pid); c.f1[i] = num(r.prio); c.f2[i] = num(r.orig_cpu); c.f3[i] = num(r.dest_cpu)
+        c.s1[i] = intern(r.task_comm)
+        break
+      case 'sched_process_fork':
+        c.f0[i] = num(r.task_pid); c.f3[i] = num(r.child_pid); c.s1[i] = intern(r.task_comm); c.s2[i] = intern(r.child_comm)
+        break
+      case 'sched_process_exit': case 'sched_process_free':
+        c.f0[i] = num(r.task_pid); c.f1[i] = num(r.prio); c.f2[i] = num(r.group_dead, -1); c.s1[i] = intern(r.task_comm)
+        break
+      case 'rseq_update':
+        c.f0[i] = num(r.cpu_id); c.f1[i] = num(r.node_id, -1); c.f2[i] = num(r.mm_cid, -1)
+        break
+      default:
+        c.type[i] = TYPE_GENERIC
+        c.s1[i] = intern(r.name ?? ''); c.s2[i] = intern(r.fields ?? '')
+    }
+  })
+  return c
+}
+
+/** Stats for a server trace, in the local decoder's shape. */
+export function statsFromPublic(t: TracePublic): TraceDecodeStats {
+  return {
+    format: t.format, bytes: t.bytes_in, lines: 0, events: t.events, genericEvents: t.by_type.generic ?? 0,
+    malformed: t.malformed_lines, lostEvents: 0, nrCpus: t.cpus, uname: t.kernel, traceClock: '',
+    firstError: t.first_error ? { line: t.first_error.line ?? 0, offset: t.first_error.offset ?? -1,
+      field: t.first_error.field ?? '', message: t.first_error.message ?? '' } : null,
+  }
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import {
+  MIN_LANE, clampTransform, detailLevel, fitLabel, laneLayout, panBy, processStyle, timeTicks, timeToX,
+  transformFor, visibleWindow, xToTime, zoomAbout,
+} from './layout'
+
+const T0 = 4_747_441_187_000
+const T1 = T0 + 430_096_000 // 430 ms
+const W = 1000
+
+describe('time axis', () => {
+  it('shows the whole trace at zoom 1 and maps time to pixels and back', () => {
+    const w = visibleWindow(T0, T1, W, { k: 1, x: 0 })
+    expect(w.start).toBe(T0)
+    expect(w.end).toBe(T1)
+    expect(timeToX(T0 + (T1 - T0) / 2, w, W)).toBeCloseTo(500)
+    expect(xToTime(250, w, W)).toBeCloseTo(T0 + (T1 - T0) / 4, 0)
+  })
+
+  it('zooms about a pixel keeping the time under it fixed', () => {
+    const z0 = { k: 1, x: 0 }
+    const under = xToTime(300, visibleWindow(T0, T1, W, z0), W)
+    const z1 = zoomAbout(z0, 4, 300, W, 1e6)
+    expect(z1.k).toBe(4)
+    expect(xToTime(300, visibleWindow(T0, T1, W, z1), W)).toBeCloseTo(under, 0)
+  })
+
+  it('clamps pans and zoom-outs to the trace', () => {
+    expect(clampTransform({ k: 0.5, x: 100 }, W)).toEqual({ k: 1, x: 0 })
+    expect(panBy({ k: 2, x: 0 }, -0.5, W)).toEqual({ k: 2, x: 0 })
+    expect(panBy({ k: 2, x: 0 }, 5, W)).toEqual({ k: 2, x: -1000 })
+  })
+
+  it('builds the transform that shows a window', () => {
+    const z = transformFor(T0, T1, W, T0 + 100e6, T0 + 200e6)
+    const w = visibleWindow(T0, T1, W, z)
+    expect(w.start).toBeCloseTo(T0 + 100e6, -1)
+    expect(w.end).toBeCloseTo(T0 + 200e6, -1)
+  })
+
+  it('uses buckets when zoomed out and exact slices when zoomed in', () => {
+    expect(detailLevel({ start: T0, end: T1 }, W)).toBe('buckets')
+    expect(detailLevel({ start: T0, end: T0 + 10e6 }, W)).toBe('slices')
+  })
+
+  it('labels ticks relative to the first event with ms or µs', () => {
+    const ticks = timeTicks({ start: T0, end: T1 }, W, T0)
+    expect(ticks[0].label).toBe('0 ms')
+    expect(ticks[1].label).toBe('100 ms')
+    const fine = timeTicks({ start: T0 + 1_000_000, end: T0 + 1_400_000 }, W, T0)
+    expect(fine[0].label).toBe('1.00 ms')
+    expect(fine[1].label).toBe('1.05 ms')
+    expect(timeTicks({ start: T0, end: T0 + 400_000 }, W, T0)[1].label).toBe('50 µs')
+    expect(fine.every((t) => t.x >= 0 && t.x <= W)).toBe(true)
+  })
+})
+
+describe('lanes', () => {
+  const topo = new Map(Array.from({ length: 16 }, (_, cpu) => [cpu, { cpu, llc: cpu >> 2, node: cpu >> 2 }]))
+
+  it('stacks CPUs flat without a topology', () => {
+    const l = laneLayout([0, 1], null, 400)
+    expect(l.groups).toHaveLength(1)
+    expect(l.groups[0].headerHeight).toBe(0)
+    expect(l.lanes.map((x) => x.cpu)).toEqual([0, 1])
+  })
+
+  it('groups CPUs by node and LLC', () => {
+    const l = laneLayout([0, 1, 4, 5, 12], topo, 800)
+    expect(l.groups.map((g) => g.label)).toEqual(['node 0 · LLC 0', 'node 1 · LLC 1', 'node 3 · LLC 3'])
+    expect(l.lanes.map((x) => x.cpu)).toEqual([0, 1, 4, 5, 12])
+    for (let i = 1; i < l.lanes.length; i++) expect(l.lanes[i].y).toBeGreaterThanOrEqual(l.lanes[i - 1].y + l.lanes[i - 1].height)
+  })
+
+  it('collapses 384 CPUs into heat rows per group, and expands one on request', () => {
+    const big = new Map(Array.from({ length: 384 }, (_, cpu) => [cpu, { cpu, llc: cpu >> 4, node: cpu >> 7 }]))
+    const cpus = [...big.keys()]
+    const l = laneLayout(cpus, big, 700)
+    expect(l.groups).toHaveLength(24)
+    expect(l.groups.every((g) => g.collapsed)).toBe(true)
+    expect(l.lanes).toHaveLength(0)
+    const open = laneLayout(cpus, big, 700, new Set([l.groups[3].key]))
+    expect(open.lanes.map((x) => x.cpu)).toEqual(big.size ? cpus.slice(48, 64) : [])
+    expect(open.laneHeight).toBeGreaterThanOrEqual(MIN_LANE)
+  })
+})
+
+describe('styles', () => {
+  it('gives a process the same style every time, with readable text', () => {
+    expect(processStyle(25277)).toEqual(processStyle(25277))
+    const s = processStyle(15)
+    expect(['#000000', '#ffffff']).toContain(s.text)
+  })
+
+  it('fits labels to the room', () => {
+    expect(fitLabel('python3', 200)).toBe('python3')
+    expect(fitLabel('python3', 40)).toBe('pyt…')
+    expect(fitLabel('python3', 10)).toBe('')
+  })
+})
