@@ -80,6 +80,15 @@ def cmd_decode(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_conform(args: argparse.Namespace) -> int:
+    from kscope import conform
+
+    document = conform.run(Path(args.file), variant=args.variant, hz=args.hz, keep=args.keep,
+                           resync=args.resync)
+    _emit(document, args.json, conform.render)
+    return EXIT_OK
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from kscope.bench import core_bench, frame_bench, ingest_bench
 
@@ -245,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_sim_parser(sub)
     _add_decode_parser(sub)
+    _add_conform_parser(sub)
     _add_store_parsers(sub)
     _add_capture_parser(sub)
     _add_capture_vm_parser(sub)
@@ -308,6 +318,26 @@ def _add_decode_parser(sub: Any) -> None:
     decode.add_argument("file", metavar="FILE", help="tracefs `trace` text or `trace-cmd report` output")
     decode.add_argument("--json", action="store_true", help="print one JSON document")
     decode.set_defaults(func=cmd_decode)
+
+
+def _add_conform_parser(sub: Any) -> None:
+    conf = sub.add_parser("conform", help="replay a trace's scheduling events through a model and compare "
+                                          "its decisions with the kernel's (mm_cid: rseq_update's mm_cid)")
+    conf.add_argument("file", metavar="FILE", help="a trace with rseq:rseq_update events (any format "
+                                                   "`ingest` reads, e.g. from `kscope capture`)")
+    conf.add_argument("--algo", choices=["mm_cid"], default="mm_cid", help="the model (default mm_cid)")
+    conf.add_argument("--variant", choices=["auto", "v6.12", "v6.13", "v6.18"], default="auto",
+                      help="model variant; auto: from the trace's kernel version (< 6.13: v6.12, "
+                           "6.13-6.17: v6.13, >= 6.18: v6.18)")
+    conf.add_argument("--hz", type=_positive, default=250,
+                      help="CONFIG_HZ of the traced kernel: the modelled tick that runs the 100 ms scan "
+                           "(default 250)")
+    conf.add_argument("--keep", type=_positive, default=10, help="disagreements to list (default 10)")
+    conf.add_argument("--resync", action="store_true",
+                      help="after each disagreement the model adopts the kernel's cid: agreement then "
+                           "counts decisions taken from the kernel's state (no cascade)")
+    conf.add_argument("--json", action="store_true", help="print one JSON document")
+    conf.set_defaults(func=cmd_conform)
 
 
 def _add_store_parsers(sub: Any) -> None:

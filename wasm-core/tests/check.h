@@ -60,6 +60,7 @@ extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];
 extern const test_case mm_cid_tests[];
 extern const test_case mm_cid_lesson_tests[];
+extern const test_case conform_tests[];
 extern const test_case tracedat_tests[];
 extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];

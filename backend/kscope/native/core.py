@@ -193,9 +193,17 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_systrace_decoder_feed": ([_Handle, ctypes.c_void_p, _i32, _Handle], _i32),
     "ks_systrace_decoder_finish": ([_Handle, _Handle], _i32),
     "ks_systrace_decoder_stats": ([_Handle, _P(st.KsSystraceStats)], _i32),
+    # conform.h (structs in conform.py, passed by address)
+    "ks_conform_new": ([_str, _i32, _i32, _i32, _HandleOut], _i32),
+    "ks_conform_free": ([_Handle], None),
+    "ks_conform_feed": ([_Handle, ctypes.c_void_p, _u32], _i32),
+    "ks_conform_result": ([_Handle, ctypes.c_void_p], _i32),
+    "ks_conform_disagreement_get": ([_Handle, _i32, ctypes.c_void_p], _i32),
+    "ks_conform_set_resync": ([_Handle, _i32], _i32),
 }
 # Formats whose decoder a libkscope.so may lack (an older build): bound only if exported.
-OPTIONAL_PREFIXES = ("ks_trace_detect", "ks_trace_format_name", "ks_tracedat_", "ks_perf_", "ks_systrace_")
+OPTIONAL_PREFIXES = ("ks_trace_detect", "ks_trace_format_name", "ks_tracedat_", "ks_perf_", "ks_systrace_",
+                     "ks_conform_")
 
 
 @lru_cache(maxsize=1)

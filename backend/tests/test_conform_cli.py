@@ -1,0 +1,102 @@
+"""`kscope conform`: a trace's scheduling events replayed through the mm_cid model, every
+rseq_update's mm_cid compared with the model's (wasm-core/include/kscope/conform.h)."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO
+from kscope.cli import main
+from kscope.conform import variant_for_kernel
+
+TRACES = REPO / "traces"
+# Unpinned threads (the trace does not record affinity, so the replay assumes all CPUs),
+# long runs of pipe pairs (ticks: the 100 ms scan runs), forks and exits (many mms).
+BUSY = {"name": "busy", "duration_ms": 1500, "processes": [
+    {"kind": "intermittent", "comm": "bench", "threads": 4, "placement": "free", "index_by": "mm_cid",
+     "delay_ms": 150},
+    {"kind": "pipe_pairs", "comm": "hb", "groups": 1, "pairs_per_group": 3, "messages": 400, "work_us": 2500},
+    {"kind": "fork_churn", "comm": "forker", "children": 40, "child_runtime_us": 3000, "concurrency": 4,
+     "fork_us": 300}]}
+
+
+def conform_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main(["conform", *argv, "--json"]) == 0
+    out, _ = capsys.readouterr()
+    return json.loads(out)
+
+
+def consistent(doc: dict[str, Any]) -> None:
+    assert doc["agree"] + doc["disagree"] == doc["compared"]
+    assert doc["compared"] + doc["unknown_mm"] + doc["no_cid"] == doc["rseq_updates"]
+    if doc["compared"]:
+        assert doc["agreement"] == pytest.approx(doc["agree"] / doc["compared"])
+        assert 0.0 <= doc["agreement"] <= 1.0
+    assert doc["gaps_mm"] <= doc["gaps"]
+    assert len(doc["first_disagreements"]) == min(doc["disagree"], 10)
+    for d in doc["first_disagreements"]:
+        assert set(d) == {"ts", "tid", "cpu", "kernel_cid", "model_cid", "why"}
+        assert d["kernel_cid"] != d["model_cid"] and d["why"]
+
+
+@pytest.mark.parametrize("variant", ["v6.12", "v6.13", "v6.18"])
+def test_a_simulated_run_replays_at_full_agreement(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   variant: str) -> None:
+    workload = tmp_path / "busy.json"
+    workload.write_text(json.dumps(BUSY))
+    trace = tmp_path / "sim.txt"
+    assert main(["sim", "--preset", "classroom-8", "--workload", str(workload), "--until", "2s",
+                 "--algo", f"mm_cid:{variant}", "--export", "ftrace", "-o", str(trace), "--no-hash",
+                 "--json"]) == 0
+    capsys.readouterr()
+    doc = conform_json(capsys, str(trace), "--variant", variant)
+    consistent(doc)
+    assert doc["variant"] == variant and doc["variant_from"] == "option" and doc["hz"] == 250
+    assert doc["rseq_updates"] > 1000 and doc["unknown_mm"] == 0 and doc["gaps"] == 0
+    assert doc["scans"] > 0
+    assert doc["agreement"] == 1.0, doc["first_disagreements"]
+
+
+@pytest.mark.parametrize(("name", "variant"), [("threads4-linux6.18.txt", "v6.18"),
+                                               ("intermittent8-linux6.12-vm16.txt", "v6.12")])
+def test_real_traces_replay(capsys: pytest.CaptureFixture[str], name: str, variant: str) -> None:
+    doc = conform_json(capsys, str(TRACES / name))
+    consistent(doc)
+    assert doc["variant"] == variant and doc["variant_from"] == "kernel"
+    assert doc["rseq_updates"] > 0 and doc["compared"] > 0
+    assert doc["kernel"].startswith(variant[1:])
+
+
+def test_resync_counts_decisions_from_the_kernels_state(capsys: pytest.CaptureFixture[str]) -> None:
+    trace = str(TRACES / "intermittent8-linux6.12-vm16.txt")
+    plain = conform_json(capsys, trace)
+    again = conform_json(capsys, trace, "--resync")
+    consistent(again)
+    assert plain["resync"] is False and plain["resyncs"] == 0
+    assert again["resync"] is True and 0 < again["resyncs"] <= again["disagree"]
+    assert again["rseq_updates"] == plain["rseq_updates"]
+
+
+def test_text_report_and_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conform", str(TRACES / "threads4-linux6.18.txt"), "--variant", "v6.12", "--hz", "1000"]) == 0
+    out, _ = capsys.readouterr()
+    assert "mm_cid:v6.12 (HZ 1000" in out and "agreement" in out
+
+
+def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conform", str(tmp_path / "missing.txt")]) == 2
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert main(["conform", str(empty)]) == 2
+    capsys.readouterr()
+
+
+def test_variant_for_kernel() -> None:
+    assert variant_for_kernel("6.12.117+deb12-amd64") == "v6.12"
+    assert variant_for_kernel("5.15.0") == "v6.12"
+    assert variant_for_kernel("6.13.0") == "v6.13"
+    assert variant_for_kernel("6.17.9") == "v6.13"
+    assert variant_for_kernel("Linux vm 6.18.44-fc-v669 x86_64") == "v6.18"
+    assert variant_for_kernel("7.0") == "v6.18"

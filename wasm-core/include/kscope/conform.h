@@ -1,0 +1,103 @@
+/*
+ * kscope/conform.h: conformance of the mm_cid model with a real kernel.
+ *
+ * Replays a trace's scheduling events (ks_event records: a decoded real trace,
+ * or a simulated run) through one variant of kscope's mm_cid model
+ * ("mm_cid:v6.12|v6.13|v6.18", src/algo/mm_cid.c) and compares, at every
+ * rseq:rseq_update, the cid the model gives the task with the cid the kernel
+ * reported (the record's mm_cid).
+ *
+ *     ks_conform_new           a replay of one variant on nr_cpus CPUs, ticking at hz
+ *     ks_conform_feed          events in trace order (may be called many times)
+ *     ks_conform_result        the counts so far (ks_conform_summary)
+ *     ks_conform_disagreement_get  the first disagreements kept, with why
+ *     ks_conform_set_resync    adopt the kernel's cid after each disagreement
+ *
+ * How events drive the model (src/algo/mm_cid_conform.c has the details):
+ *   sched_process_fork   task_fork (the child's tgid from the trace's TGID column)
+ *   sched_switch         switch_to(prev, next, cpu)
+ *   sched_migrate_task   migrate(task, orig_cpu, dest_cpu)
+ *   sched_process_exit   task_exit
+ *   (the tick)           not in traces: every 1/hz s, on each CPU running a task of
+ *                        a known mm, the model's task_tick_mm_cid (the 100 ms scan)
+ *   rseq_update          compared: the model's t->mm_cid with the record's mm_cid
+ * Tasks are named by pid, mms by tgid. A task whose tgid the trace never shows has
+ * an unknown mm: the model does not track it and its rseq_updates count as unknown_mm.
+ * Every event names the task current on its CPU; when that is not the task the
+ * replay believes is current there, events are missing (lost in the ring buffer,
+ * or filtered out): that is a gap, and the replay trusts the trace (switches the
+ * believed task out, the named one in) and counts it.
+ */
+#ifndef KSCOPE_CONFORM_H
+#define KSCOPE_CONFORM_H
+
+#include <stdint.h>
+#include "kscope/event.h"
+#include "kscope/status.h"
+
+typedef struct ks_conform ks_conform;
+
+/* Counts so far. Fixed-width (one typed-array view in JS, ctypes in Python). */
+typedef struct ks_conform_summary {
+    uint64_t events;            /* records fed */
+    uint64_t rseq_updates;      /* rseq_update records */
+    uint64_t compared;          /* rseq_updates compared: agree + disagree */
+    uint64_t agree;
+    uint64_t disagree;
+    uint64_t unknown_mm;        /* rseq_updates of tasks whose tgid (mm) is unknown */
+    uint64_t no_cid;            /* rseq_updates without an mm_cid field (before 6.3) */
+    uint64_t gaps;              /* events naming another current task than the replay's */
+    uint64_t gaps_mm;           /* ... of which involve a task of an mm with rseq_updates */
+    uint64_t cold_starts;       /* a CPU's first event: its current task taken as switched in */
+    uint64_t missing_migrations;/* a task switched in on another CPU than it was last on */
+    uint64_t ticks;             /* modelled ticks that reached the model (task of an mm running) */
+    uint64_t scans;             /* task_mm_cid_work scans the ticks ran */
+    int32_t variant;            /* ks_mm_cid_variant */
+    int32_t nr_cpus;
+    int32_t hz;
+    int32_t nr_tasks;           /* tasks (pids) seen */
+    int32_t nr_mms;             /* mms (tgids) seen */
+    int32_t kept;               /* disagreements kept (ks_conform_disagreement) */
+    uint64_t bad_events;        /* events on a CPU >= nr_cpus, or with time going back: skipped */
+    uint64_t stopper_migrations;/* tasks moved by migration/N, inferred pinned there (see .c) */
+    uint64_t resyncs;           /* disagreements after which the model took the kernel's cid */
+} ks_conform_summary;
+_Static_assert(sizeof(ks_conform_summary) == 152, "ks_conform_summary: 13 x u64 + 6 x i32 + 3 x u64");
+
+/* One disagreement. */
+typedef struct ks_conform_disagreement {
+    uint64_t ts_ns;
+    int32_t tid;
+    int32_t tgid;
+    int32_t cpu;
+    int32_t kernel_cid;
+    int32_t model_cid;
+    int32_t path;               /* ks_mm_cid_path of the model's last decision for the task, -1 */
+    int32_t gap_near;           /* 1: a gap on this CPU or of this task in the 100 ms before */
+    int32_t reserved;
+    char why[216];              /* NUL-terminated sentence */
+} ks_conform_disagreement;
+_Static_assert(sizeof(ks_conform_disagreement) == 256, "ks_conform_disagreement: 256 bytes");
+
+/* variant: "v6.12" | "v6.13" | "v6.18" (as after "mm_cid:"); nr_cpus: the machine's CPUs
+ * (1..1024); hz: ticks per second (CONFIG_HZ, 0 = 250); max_kept: disagreements to keep
+ * (0 = 64). KS_ERR_NOT_FOUND for an unknown variant, KS_ERR_INVALID_ARG for bad numbers. */
+KS_API int32_t ks_conform_new(const char *variant, int32_t nr_cpus, int32_t hz, int32_t max_kept,
+                              ks_conform **out);
+KS_API void ks_conform_free(ks_conform *conf);
+
+/* on = 1: after each disagreement the model adopts the kernel's cid for that task (its
+ * CPU's slot takes the kernel's cid), so agreement then counts decisions taken from the
+ * kernel's state, not the model's diverged one. Off by default; set before feeding. */
+KS_API int32_t ks_conform_set_resync(ks_conform *conf, int32_t on);
+
+/* Replays n events (in time order; later calls continue the replay). */
+KS_API int32_t ks_conform_feed(ks_conform *conf, const ks_event *evs, uint32_t n);
+
+KS_API int32_t ks_conform_result(const ks_conform *conf, ks_conform_summary *out);
+
+/* The i-th disagreement kept (0 <= i < summary.kept); KS_ERR_RANGE past the end. */
+KS_API int32_t ks_conform_disagreement_get(const ks_conform *conf, int32_t i,
+                                           ks_conform_disagreement *out);
+
+#endif

@@ -1,0 +1,805 @@
+/*
+ * Conformance: replaying a real trace through the mm_cid model (kscope/conform.h).
+ *
+ * The design: a replay host, not the simulator. The model (mm_cid.c,
+ * mm_cid_scan.c) reads the scheduler only through the accessors of
+ * sched/sched_ops.h (sched_now, sched_cpu_curr, sched_task_mm, ...), which read
+ * a struct ks_sim. The replay owns one such struct, zeroed, and fills only what
+ * the accessors read: the clock (core.now), nr_cpus, the task table (tid, tgid,
+ * mm, cpu, state, affinity) and each CPU's current task (rqs[].curr). No
+ * workload, timers, runqueues or cache model exist; the simulator's own code
+ * never runs on it. The model's hooks (mm_cid_ops) are then called as the
+ * scheduler core calls them, in the order the trace's events say, so the model
+ * code that runs is exactly the simulator's, unmodified.
+ *
+ * What the trace does not show, and what the replay assumes instead:
+ *   - tasks alive before the trace starts: created (task_fork with no parent, as
+ *     the simulator creates its t=0 tasks) at the first event's time, switched
+ *     in on a CPU when an event first names them current there (a cold start);
+ *   - affinity: sched_setaffinity is not traced. A task may run on every CPU,
+ *     except that a task preempted by the migration stopper (migration/N) and
+ *     switched in next on another CPU is taken as pinned there (a thread pinning
+ *     itself: affine_move_task) and moved right after the stopper's switch-in,
+ *     as the stopper does (the sched_migrate_task of such moves is recorded with
+ *     the stopper current, so pid-filtered captures lose it). Seen later on a CPU
+ *     outside that pin, it may run anywhere again. mm->cpus_allowed (a union that
+ *     never shrinks) is therefore all CPUs; the pin matters for 6.12's
+ *     migrate-to test, mm_users >= t->nr_cpus_allowed;
+ *   - the tick: on a grid of 1/hz from time 0 (the kernel's jiffies, which all
+ *     CPUs share), each CPU whose current task belongs to a known mm runs the
+ *     model's tick hook (task_tick_mm_cid: the scan at most every 100 ms). A
+ *     tick at time T runs before the events stamped T. The kernel runs the scan
+ *     as task_work on the way back to user space, microseconds later;
+ *   - mm identity: the tgid. Traces without a TGID column leave tgid -1: the
+ *     task is replayed without an mm (the model ignores it) and its
+ *     rseq_updates count as unknown_mm;
+ *   - missing events (gaps): every event names the task current on its CPU
+ *     (pid column; sched_switch's prev_pid). When it is not the task the replay
+ *     believes current, the replay switches the believed task out, switches the
+ *     named task out of any other CPU it believed it on, applies the migration
+ *     the trace missed (migrate hook) when the task last ran elsewhere, and
+ *     switches it in: the kernel did all of that at some time the trace does
+ *     not say; the replay does it at the event's time.
+ *
+ * Tasks are dense indices into the host's table (pid -> index by a hash; a fork
+ * of a pid seen before starts a new task: pid reuse). Tables grow by doubling:
+ * the host's and the model's (st->tasks, st->mm_map) together.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kscope/conform.h"
+#include "mm_cid.h"
+#include "../sched/sim_internal.h"
+
+#define CONFORM_NEAR_NS 100000000ull   /* a gap this close before a disagreement is named */
+
+/* ---- an int -> int hash (open addressing, linear probing) ------------------------- */
+
+typedef struct imap {
+    int32_t *keys;      /* key + 1; 0 = empty */
+    int32_t *vals;
+    uint32_t cap, len;
+} imap;
+
+static uint32_t imap_hash(int32_t k)
+{
+    uint32_t x = (uint32_t)k * 2654435761u;
+    return x ^ (x >> 16);
+}
+
+static int32_t imap_get(const imap *m, int32_t key, int32_t dflt)
+{
+    if (!m->cap)
+        return dflt;
+    for (uint32_t i = imap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == 0)
+            return dflt;
+        if (m->keys[i] == key + 1)
+            return m->vals[i];
+    }
+}
+
+static int imap_put(imap *m, int32_t key, int32_t val);
+
+static int imap_grow(imap *m)
+{
+    imap g = { .cap = m->cap ? m->cap * 2 : 64 };
+    g.keys = calloc(g.cap, sizeof *g.keys);
+    g.vals = calloc(g.cap, sizeof *g.vals);
+    if (!g.keys || !g.vals) {
+        free(g.keys);
+        free(g.vals);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->keys[i])
+            imap_put(&g, m->keys[i] - 1, m->vals[i]);
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+    return 0;
+}
+
+static int imap_put(imap *m, int32_t key, int32_t val)
+{
+    if ((m->len + 1) * 2 > m->cap && imap_grow(m))
+        return -1;
+    for (uint32_t i = imap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == 0) {
+            m->keys[i] = key + 1;
+            m->vals[i] = val;
+            m->len++;
+            return 0;
+        }
+        if (m->keys[i] == key + 1) {
+            m->vals[i] = val;
+            return 0;
+        }
+    }
+}
+
+static void imap_free(imap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    *m = (imap){ 0 };
+}
+
+/* ---- the replay ------------------------------------------------------------------- */
+
+/* What the replay knows of a task besides the host's sim_task. */
+typedef struct conform_task {
+    int32_t ran;            /* switched in at least once (migrations may move its cid) */
+    int32_t forked;         /* created by a fork event in the trace */
+    int32_t last_path;      /* the model's last allocation decision for it, -1 */
+    int32_t last_cpu;       /* ... on this CPU */
+    uint64_t last_ts;
+    uint64_t gap_ts;        /* its last gap (0 none) */
+    uint64_t slot_idle_ns;  /* at its last switch-in: how long its CPU's cid had been unused */
+} conform_task;
+
+typedef struct conform_cpu {
+    int32_t known;          /* an event named its current task */
+    int32_t gap_out;        /* the last gap: pid believed current (missing switch-out) */
+    int32_t gap_in;         /* ... pid the trace named (missing switch-in) */
+    int32_t reserved;
+    uint64_t gap_ts;
+} conform_cpu;
+
+struct ks_conform {
+    ks_sim host;            /* the replay host: see the essay */
+    mm_cid_state *st;
+    conform_task *ctasks;
+    conform_cpu *cpus;
+    imap pid_task;          /* pid -> task index */
+    imap pid_tgid;          /* pid -> tgid, learned from every record's TGID column */
+    imap tgid_mm;           /* tgid -> mm index */
+    imap rseq_tgid;         /* tgids with rseq_updates (value 1) */
+    int32_t hz;
+    uint64_t tick_ns, next_tick;
+    uint64_t start_ns, last_ts;
+    int32_t started;
+    ks_conform_summary sum;
+    ks_conform_disagreement *kept;
+    int32_t max_kept;
+    int32_t resync;
+};
+
+/* Grows the host's and the model's task tables to hold at least need tasks. */
+static int grow_tasks(ks_conform *c, int32_t need)
+{
+    ks_sim *h = &c->host;
+    if (need <= h->max_tasks)
+        return 0;
+    int32_t cap = h->max_tasks;
+    while (cap < need)
+        cap *= 2;
+    sim_task *t = realloc(h->tasks, (size_t)cap * sizeof *t);
+    if (!t)
+        return -1;
+    h->tasks = t;
+    conform_task *ct = realloc(c->ctasks, (size_t)cap * sizeof *ct);
+    if (!ct)
+        return -1;
+    c->ctasks = ct;
+    cpumask *masks = realloc(h->masks, ((size_t)cap + 1) * sizeof *masks);
+    if (!masks)
+        return -1;
+    h->masks = masks;
+    h->nr_masks = cap + 1;
+    mm_cid_task *mt = realloc(c->st->tasks, ((size_t)cap + 1) * sizeof *mt);
+    if (!mt)
+        return -1;
+    memset(mt + h->max_tasks + 1, 0, (size_t)(cap - h->max_tasks) * sizeof *mt);
+    c->st->tasks = mt;
+    h->max_tasks = c->st->max_tasks = cap;
+    return 0;
+}
+
+static int grow_mms(ks_conform *c, int32_t need)
+{
+    ks_sim *h = &c->host;
+    if (need <= h->max_mms)
+        return 0;
+    int32_t cap = h->max_mms;
+    while (cap < need)
+        cap *= 2;
+    int32_t *map = realloc(c->st->mm_map, ((size_t)cap + 1) * sizeof *map);
+    if (!map)
+        return -1;
+    for (int32_t i = h->max_mms; i <= cap; i++)
+        map[i] = -1;
+    c->st->mm_map = map;
+    h->max_mms = c->st->max_mms = cap;
+    return 0;
+}
+
+/* The mm index of a tgid (a new one for a new tgid); -1 for an unknown tgid. */
+static int32_t mm_of_tgid(ks_conform *c, int32_t tgid)
+{
+    if (tgid < 0)
+        return -1;
+    int32_t mm = imap_get(&c->tgid_mm, tgid, -1);
+    if (mm >= 0)
+        return mm;
+    mm = (int32_t)c->tgid_mm.len;
+    if (grow_mms(c, mm + 1) || imap_put(&c->tgid_mm, tgid, mm))
+        return -1;
+    c->sum.nr_mms = mm + 1;
+    return mm;
+}
+
+/* Creates a task for pid (tgid from the trace, or -1) on cpu. -1 if out of memory. */
+static int32_t new_task(ks_conform *c, int32_t pid, int32_t parent, int32_t cpu, const char *comm,
+                        int forked)
+{
+    ks_sim *h = &c->host;
+    int32_t t = h->core.nr_tasks;
+    if (grow_tasks(c, t + 1) || imap_put(&c->pid_task, pid, t))
+        return -1;
+    h->core.nr_tasks++;
+    int32_t tgid = imap_get(&c->pid_tgid, pid, -1);
+    h->tasks[t] = (sim_task){ .tid = pid, .tgid = tgid, .mm = mm_of_tgid(c, tgid), .proc = -1,
+                              .policy = KS_SCHED_NORMAL, .prio = SCHED_NORMAL_PRIO,
+                              .state = KS_TASK_SLEEPING, .cpu = cpu, .mask = 0,
+                              .nr_cpus_allowed = h->nr_cpus, .rq_next = -1, .rq_prev = -1,
+                              .parent = parent };
+    if (comm)
+        memcpy(h->tasks[t].comm, comm, KS_COMM_LEN);
+    c->ctasks[t] = (conform_task){ .forked = forked, .last_path = -1, .last_cpu = -1 };
+    c->sum.nr_tasks = h->core.nr_tasks;
+    /* A task alive before the trace is created as at its start (the simulator's t=0). */
+    uint64_t now = h->core.now;
+    if (!forked)
+        h->core.now = c->start_ns;
+    mm_cid_ops.task_fork(c->st, h, parent, t);
+    mm_cid_ops.set_cpus_allowed(c->st, h, t);
+    h->core.now = now;
+    return t;
+}
+
+/* The task of pid, created (as alive before the trace) if new; -1 for the idle task. */
+static int32_t task_of(ks_conform *c, int32_t pid, int32_t cpu, const char *comm)
+{
+    if (pid <= 0)
+        return -1;
+    int32_t t = imap_get(&c->pid_task, pid, -1);
+    return t >= 0 ? t : new_task(c, pid, -1, cpu, comm, 0);
+}
+
+/* Whether task t belongs to an mm that has rseq_updates (so a gap there matters). */
+static int task_in_rseq_mm(const ks_conform *c, int32_t t)
+{
+    return t >= 0 && c->host.tasks[t].tgid >= 0 && imap_get(&c->rseq_tgid, c->host.tasks[t].tgid, 0);
+}
+
+/* Notes the model's allocation decision for task t (the records logged since seq). */
+static void note_decision(ks_conform *c, int32_t t, uint64_t seq)
+{
+    const mm_cid_state *st = c->st;
+    int32_t tid = c->host.tasks[t].tid;
+    uint64_t end = st->log_first_seq + st->log_len;
+    for (uint64_t s = end; s > seq && s > st->log_first_seq; s--) {
+        const ks_mm_cid_record *r = &st->log[s - 1 - st->log_first_seq];
+        if (r->tid != tid)
+            continue;
+        switch (r->path) {
+        case KS_MM_CID_KEEP_PCPU_CID:
+        case KS_MM_CID_RECENT_CID:
+        case KS_MM_CID_EXPAND_MAX_NR_CID:
+        case KS_MM_CID_FIRST_FREE:
+        case KS_MM_CID_MIGRATE_TAKEN_FROM_SRC:
+            c->ctasks[t].last_path = r->path;
+            c->ctasks[t].last_cpu = r->cpu;
+            c->ctasks[t].last_ts = r->ts_ns;
+            return;
+        default:
+            break;
+        }
+    }
+}
+
+static void unpin_if_outside(ks_conform *c, int32_t t, int32_t cpu);
+
+/* The model's context switch on cpu (prev or next may be -1), as context_switch(). */
+static void do_switch(ks_conform *c, int32_t prev, int32_t next, int32_t cpu)
+{
+    ks_sim *h = &c->host;
+    uint64_t seq = c->st->hdr.log_seq;
+    if (prev >= 0 && h->tasks[prev].state != KS_TASK_DEAD)
+        h->tasks[prev].state = KS_TASK_SLEEPING;
+    if (next >= 0) {
+        sim_task *n = &h->tasks[next];
+        /* next is believed running elsewhere: its switch-out there is missing */
+        if (n->state == KS_TASK_RUNNING && n->cpu != cpu && h->rqs[n->cpu].curr == next) {
+            int32_t other = n->cpu;
+            mm_cid_ops.switch_to(c->st, h, next, -1, other);
+            h->rqs[other].curr = -1;
+            c->cpus[other].known = 0;       /* the next event there tells who runs */
+        }
+        unpin_if_outside(c, next, cpu);
+        if (n->cpu != cpu && c->ctasks[next].ran) {
+            c->sum.missing_migrations++;    /* its migration is missing: set_task_cpu() */
+            int32_t from = n->cpu;
+            n->cpu = cpu;
+            mm_cid_ops.migrate(c->st, h, next, from, cpu);
+        }
+        n->cpu = cpu;
+    }
+    if (next >= 0) {
+        mm_cid_mm *m = mm_cid_mm_of(c->st, h->tasks[next].mm);
+        const mm_cid_pcpu *slot = m ? &m->pcpu[cpu] : NULL;
+        c->ctasks[next].slot_idle_ns = slot && slot->cid != MM_CID_UNSET && h->core.now > slot->time
+                                           ? h->core.now - slot->time : 0;
+    }
+    mm_cid_ops.switch_to(c->st, h, prev, next, cpu);
+    h->rqs[cpu].curr = next;
+    if (next >= 0) {
+        h->tasks[next].state = KS_TASK_RUNNING;
+        c->ctasks[next].ran = 1;
+        note_decision(c, next, seq);
+    }
+}
+
+/* Task t may run only on cpu from now on (sched_setaffinity: inferred, see below). */
+static void pin_task(ks_conform *c, int32_t t, int32_t cpu)
+{
+    ks_sim *h = &c->host;
+    cpumask *m = &h->masks[1 + t];
+    memset(m, 0, sizeof *m);
+    cpumask_set(m, cpu);
+    h->tasks[t].mask = 1 + t;
+    h->tasks[t].nr_cpus_allowed = 1;
+    mm_cid_ops.set_cpus_allowed(c->st, h, t);
+}
+
+/* A task seen on a CPU outside its inferred mask: its affinity was widened again. */
+static void unpin_if_outside(ks_conform *c, int32_t t, int32_t cpu)
+{
+    ks_sim *h = &c->host;
+    if (h->tasks[t].mask == 0 || cpumask_test(&h->masks[h->tasks[t].mask], cpu))
+        return;
+    h->tasks[t].mask = 0;
+    h->tasks[t].nr_cpus_allowed = h->nr_cpus;
+    mm_cid_ops.set_cpus_allowed(c->st, h, t);
+}
+
+/* The migration stopper (migration/N) moved pid from src to dst: sched_setaffinity's
+ * affine_move_task (or an active balance) while it ran. Traces filtered by pid lack the
+ * sched_migrate_task (recorded with the stopper current). The replay infers a pin to dst
+ * (the common case: a thread pinning itself), then migrates as move_queued_task does. */
+static void stopper_migration(ks_conform *c, int32_t pid, int32_t src, int32_t dst)
+{
+    ks_sim *h = &c->host;
+    int32_t t = imap_get(&c->pid_task, pid, -1);
+    if (t < 0 || h->tasks[t].state == KS_TASK_DEAD || h->tasks[t].cpu != src)
+        return;
+    c->sum.stopper_migrations++;
+    pin_task(c, t, dst);
+    h->tasks[t].cpu = dst;
+    mm_cid_ops.migrate(c->st, h, t, src, dst);
+}
+
+/* Every record names the task current on its CPU: reconcile the replay's belief. */
+static void reconcile(ks_conform *c, const ks_event *ev, int32_t pid)
+{
+    ks_sim *h = &c->host;
+    int32_t cpu = ev->cpu;
+    conform_cpu *cc = &c->cpus[cpu];
+    int32_t named = task_of(c, pid, cpu, pid == ev->pid ? ev->comm : NULL);
+    int32_t believed = h->rqs[cpu].curr;
+    if (cc->known && believed == named)
+        return;
+    if (!cc->known) {
+        cc->known = 1;
+        c->sum.cold_starts++;
+        if (believed != named)
+            do_switch(c, believed, named, cpu);
+        return;
+    }
+    c->sum.gaps++;
+    if (task_in_rseq_mm(c, believed) || task_in_rseq_mm(c, named))
+        c->sum.gaps_mm++;
+    cc->gap_out = believed >= 0 ? h->tasks[believed].tid : 0;
+    cc->gap_in = pid;
+    cc->gap_ts = ev->ts_ns;
+    if (believed >= 0)
+        c->ctasks[believed].gap_ts = ev->ts_ns;
+    if (named >= 0)
+        c->ctasks[named].gap_ts = ev->ts_ns;
+    do_switch(c, believed, named, cpu);
+}
+
+/* Runs the ticks of the 1/hz grid up to and including ts. */
+static void run_ticks(ks_conform *c, uint64_t ts)
+{
+    ks_sim *h = &c->host;
+    while (c->next_tick <= ts) {
+        int any = 0;
+        for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
+            int32_t curr = h->rqs[cpu].curr;
+            if (curr < 0 || !c->st->tasks[curr].active || h->tasks[curr].mm < 0)
+                continue;
+            if (!any) {
+                h->core.now = c->next_tick;
+                any = 1;
+            }
+            uint64_t seq = c->st->hdr.log_seq;
+            mm_cid_ops.tick(c->st, h, cpu, curr);
+            c->sum.ticks++;
+            const mm_cid_state *st = c->st;
+            for (uint64_t s = seq; s < st->hdr.log_seq; s++)
+                if (s >= st->log_first_seq && s < st->log_first_seq + st->log_len &&
+                    st->log[s - st->log_first_seq].path == KS_MM_CID_SCAN)
+                    c->sum.scans++;
+        }
+        if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
+            c->next_tick = (ts / c->tick_ns) * c->tick_ns;
+        c->next_tick += c->tick_ns;
+    }
+}
+
+static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int32_t model_cid)
+{
+    if (c->sum.kept >= c->max_kept)
+        return;
+    ks_sim *h = &c->host;
+    const conform_task *ct = &c->ctasks[t];
+    const conform_cpu *cc = &c->cpus[ev->cpu];
+    ks_conform_disagreement *d = &c->kept[c->sum.kept++];
+    int32_t kcid = ev->u.rseq_update.mm_cid;
+    *d = (ks_conform_disagreement){ .ts_ns = ev->ts_ns, .tid = h->tasks[t].tid,
+                                    .tgid = h->tasks[t].tgid, .cpu = ev->cpu,
+                                    .kernel_cid = kcid, .model_cid = model_cid,
+                                    .path = ct->last_path };
+    char *w = d->why;
+    size_t left = sizeof d->why;
+    int n;
+#define WHY(...)                                                         \
+    do {                                                                 \
+        n = snprintf(w, left, __VA_ARGS__);                              \
+        if (n > 0 && (size_t)n < left) { w += n; left -= (size_t)n; }    \
+        else left = 1;                                                   \
+    } while (0)
+    if (ct->last_path >= 0)
+        WHY("model %s cid %d on CPU %d at %.6f; kernel gave %d", ks_mm_cid_path_name(ct->last_path),
+            model_cid, ct->last_cpu, (double)ct->last_ts / 1e9, kcid);
+    else
+        WHY("model has cid %d (no allocation seen); kernel gave %d", model_cid, kcid);
+    mm_cid_mm *m = mm_cid_mm_of(c->st, h->tasks[t].mm);
+    if (m && kcid >= 0 && kcid < c->st->nr_cpus) {
+        int32_t owner = -1;
+        for (int32_t cpu = 0; cpu < c->st->nr_cpus; cpu++)
+            if (m->pcpu[cpu].cid == kcid)
+                owner = cpu;
+        if (owner >= 0)
+            WHY("; in the model cid %d is CPU %d's", kcid, owner);
+        else if (!cpumask_test(&m->cidmask, kcid))
+            WHY("; in the model cid %d is free", kcid);
+    }
+    if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID && ct->slot_idle_ns >= SCHED_MM_CID_PERIOD_NS)
+        WHY("; that cid had been unused %.0f ms: a kernel scan (ticks are not traced) may have "
+            "dropped it", (double)ct->slot_idle_ns / 1e6);
+    int near_cpu = cc->gap_ts && ev->ts_ns - cc->gap_ts <= CONFORM_NEAR_NS;
+    int near_task = ct->gap_ts && ev->ts_ns - ct->gap_ts <= CONFORM_NEAR_NS;
+    if (near_cpu && cc->gap_out > 0)
+        WHY("; the trace lacks the switch-out of pid %d on CPU %d before %.6f", cc->gap_out,
+            ev->cpu, (double)cc->gap_ts / 1e9);
+    else if (near_cpu)
+        WHY("; the trace lacks the switch-in of pid %d on CPU %d before %.6f", cc->gap_in,
+            ev->cpu, (double)cc->gap_ts / 1e9);
+    else if (near_task)
+        WHY("; events of this task are missing before %.6f", (double)ct->gap_ts / 1e9);
+    if (!ct->forked)
+        WHY("; task alive before the trace");
+#undef WHY
+    d->gap_near = near_cpu || near_task;
+}
+
+/* Resync (ks_conform_set_resync): after a disagreement the model adopts the kernel's cid
+ * for the running task t on cpu, so later comparisons test each decision from the
+ * kernel's state rather than the model's diverged one. The cid the kernel named moves to
+ * this CPU's slot: from another slot (which gets this slot's cid instead: a swap), from
+ * a remote clear's hold, or from the free pool (this slot's cid is freed). */
+static void resync(ks_conform *c, int32_t t, int32_t cpu, int32_t kcid)
+{
+    ks_sim *h = &c->host;
+    mm_cid_state *st = c->st;
+    mm_cid_mm *m = mm_cid_mm_of(st, h->tasks[t].mm);
+    if (!m || kcid < 0 || kcid >= st->nr_cpus || h->rqs[cpu].curr != t)
+        return;
+    mm_cid_pcpu *slot = &m->pcpu[cpu];
+    int32_t mine = slot->cid, owner = -1;
+    for (int32_t x = 0; x < st->nr_cpus; x++)
+        if (x != cpu && m->pcpu[x].cid == kcid)
+            owner = x;
+    if (owner >= 0) {
+        int32_t ot = mm_cid_curr_of_mm(st, h, m, owner);
+        if (mine == MM_CID_UNSET && ot >= 0)
+            return;                     /* both would run with kcid: leave the model as is */
+        m->pcpu[owner].cid = mine;
+        if (mine == MM_CID_UNSET)
+            m->pcpu[owner].lazy_put = 0;
+        if (ot >= 0)
+            st->tasks[ot].mm_cid = st->tasks[ot].last_mm_cid = mine;
+    } else {
+        if (cpumask_test(&m->held, kcid))
+            cpumask_clear_cpu(&m->held, kcid);
+        else
+            cpumask_set(&m->cidmask, kcid);
+        if (mine != MM_CID_UNSET)
+            __mm_cid_put(m, mine);
+    }
+    slot->cid = kcid;
+    slot->lazy_put = 0;
+    slot->time = h->core.now;
+    if (mm_cid_is_613(st)) {
+        slot->recent_cid = kcid;
+        int32_t grown = kcid + 1 < m->nr_cpus_allowed ? kcid + 1 : m->nr_cpus_allowed;
+        if (m->max_nr_cid < grown)
+            m->max_nr_cid = grown;
+    }
+    st->tasks[t].mm_cid = st->tasks[t].last_mm_cid = kcid;
+    c->sum.resyncs++;
+}
+
+static void on_rseq(ks_conform *c, const ks_event *ev)
+{
+    c->sum.rseq_updates++;
+    if (ev->tgid >= 0)
+        imap_put(&c->rseq_tgid, ev->tgid, 1);
+    int32_t t = imap_get(&c->pid_task, ev->pid, -1);
+    if (t < 0 || c->host.tasks[t].mm < 0) {
+        c->sum.unknown_mm++;
+        return;
+    }
+    if (ev->u.rseq_update.mm_cid < 0) {
+        c->sum.no_cid++;
+        return;
+    }
+    int32_t model = mm_cid_ops.mm_cid(c->st, &c->host, t);
+    c->sum.compared++;
+    if (model == ev->u.rseq_update.mm_cid) {
+        c->sum.agree++;
+        return;
+    }
+    c->sum.disagree++;
+    keep_disagreement(c, ev, t, model);
+    if (c->resync)
+        resync(c, t, ev->cpu, ev->u.rseq_update.mm_cid);
+}
+
+static void on_event(ks_conform *c, const ks_event *ev)
+{
+    ks_sim *h = &c->host;
+    c->sum.events++;
+    if (ev->cpu < 0 || ev->cpu >= h->nr_cpus || (c->started && ev->ts_ns < c->last_ts)) {
+        c->sum.bad_events++;
+        return;
+    }
+    if (!c->started) {
+        c->started = 1;
+        c->start_ns = ev->ts_ns;
+        c->next_tick = (ev->ts_ns / c->tick_ns + 1) * c->tick_ns;
+    }
+    c->last_ts = ev->ts_ns;
+    run_ticks(c, ev->ts_ns);
+    h->core.now = ev->ts_ns;
+    int32_t cpu = ev->cpu;
+    switch (ev->type) {
+    case KS_EV_SCHED_SWITCH: {
+        const ks_ev_sched_switch *s = &ev->u.sched_switch;
+        reconcile(c, ev, s->prev_pid);
+        int32_t prev = h->rqs[cpu].curr;
+        int32_t next = task_of(c, s->next_pid, cpu, s->next_comm);
+        if (prev != next)
+            do_switch(c, prev, next, cpu);
+        break;
+    }
+    case KS_EV_SCHED_PROCESS_FORK: {
+        reconcile(c, ev, ev->pid);
+        const ks_ev_sched_process_fork *f = &ev->u.sched_process_fork;
+        int32_t parent = task_of(c, f->parent_pid, cpu, f->parent_comm);
+        new_task(c, f->child_pid, parent, cpu, f->child_comm, 1);
+        break;
+    }
+    case KS_EV_SCHED_MIGRATE_TASK: {
+        reconcile(c, ev, ev->pid);
+        const ks_ev_sched_migrate_task *m = &ev->u.sched_migrate_task;
+        if (m->orig_cpu < 0 || m->orig_cpu >= h->nr_cpus || m->dest_cpu < 0 ||
+            m->dest_cpu >= h->nr_cpus)
+            break;
+        int32_t t = task_of(c, m->pid, m->orig_cpu, m->comm);
+        if (t < 0)
+            break;
+        h->tasks[t].cpu = m->dest_cpu;
+        mm_cid_ops.migrate(c->st, h, t, m->orig_cpu, m->dest_cpu);
+        break;
+    }
+    case KS_EV_SCHED_PROCESS_EXIT: {
+        reconcile(c, ev, ev->pid);
+        int32_t t = imap_get(&c->pid_task, ev->u.sched_process_exit.pid, -1);
+        if (t < 0 || h->tasks[t].state == KS_TASK_DEAD)
+            break;
+        h->tasks[t].cpu = cpu;
+        mm_cid_ops.task_exit(c->st, h, t);
+        h->tasks[t].state = KS_TASK_DEAD;
+        break;
+    }
+    case KS_EV_RSEQ_UPDATE:
+        reconcile(c, ev, ev->pid);
+        on_rseq(c, ev);
+        break;
+    default:
+        reconcile(c, ev, ev->pid);
+        break;
+    }
+}
+
+/* ---- API ----------------------------------------------------------------------------- */
+
+void ks_conform_free(ks_conform *c)
+{
+    if (!c)
+        return;
+    if (c->st)
+        mm_cid_ops.release(c->st);
+    free(c->host.tasks);
+    free(c->host.rqs);
+    free(c->host.masks);
+    free(c->ctasks);
+    free(c->cpus);
+    free(c->kept);
+    imap_free(&c->pid_task);
+    imap_free(&c->pid_tgid);
+    imap_free(&c->tgid_mm);
+    imap_free(&c->rseq_tgid);
+    free(c);
+}
+
+int32_t ks_conform_new(const char *variant, int32_t nr_cpus, int32_t hz, int32_t max_kept,
+                       ks_conform **out)
+{
+    if (!variant || !out || nr_cpus < 1 || nr_cpus > CPUMASK_MAX_CPUS || hz < 0 || hz > 10000 ||
+        max_kept < 0)
+        return KS_ERR_INVALID_ARG;
+    *out = NULL;
+    if (strchr(variant, '+'))
+        return KS_ERR_NOT_FOUND;            /* "+race" is a simulation device, not a kernel */
+    ks_conform *c = calloc(1, sizeof *c);
+    if (!c)
+        return KS_ERR_NO_MEMORY;
+    c->hz = hz ? hz : 250;
+    c->tick_ns = 1000000000ull / (uint64_t)c->hz;
+    c->max_kept = max_kept ? max_kept : 64;
+    ks_sim *h = &c->host;
+    h->nr_cpus = nr_cpus;
+    h->nwords = cpumask_words(nr_cpus);
+    h->max_tasks = 64;
+    h->max_mms = 16;
+    h->ops = &mm_cid_ops;
+    h->tasks = calloc((size_t)h->max_tasks, sizeof *h->tasks);
+    h->rqs = calloc((size_t)nr_cpus, sizeof *h->rqs);
+    h->masks = calloc((size_t)h->max_tasks + 1, sizeof *h->masks);
+    h->nr_masks = h->max_tasks + 1;
+    c->ctasks = calloc((size_t)h->max_tasks, sizeof *c->ctasks);
+    c->cpus = calloc((size_t)nr_cpus, sizeof *c->cpus);
+    c->kept = calloc((size_t)c->max_kept, sizeof *c->kept);
+    if (!h->tasks || !h->rqs || !h->masks || !c->ctasks || !c->cpus || !c->kept) {
+        ks_conform_free(c);
+        return KS_ERR_NO_MEMORY;
+    }
+    for (int32_t cpu = 0; cpu < nr_cpus; cpu++) {
+        h->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1 };
+        cpumask_set(&h->masks[0], cpu);
+    }
+    void *state = NULL;
+    int32_t status = mm_cid_ops.init(h, variant, &state);
+    if (status != KS_OK) {
+        ks_conform_free(c);
+        return status;
+    }
+    c->st = state;
+    h->algo = state;
+    c->sum.variant = c->st->variant;
+    c->sum.nr_cpus = nr_cpus;
+    c->sum.hz = c->hz;
+    *out = c;
+    return KS_OK;
+}
+
+int32_t ks_conform_feed(ks_conform *c, const ks_event *evs, uint32_t n)
+{
+    if (!c || (!evs && n))
+        return KS_ERR_INVALID_ARG;
+    /* Learn every pid's tgid first: a task is often switched in (as next_pid) before
+     * any record of its own shows its TGID column. */
+    for (uint32_t i = 0; i < n; i++)
+        if (evs[i].pid > 0 && evs[i].tgid >= 0 && imap_get(&c->pid_tgid, evs[i].pid, -1) < 0) {
+            if (imap_put(&c->pid_tgid, evs[i].pid, evs[i].tgid))
+                return KS_ERR_NO_MEMORY;
+            /* a task created earlier without its tgid gets it now */
+            int32_t t = imap_get(&c->pid_task, evs[i].pid, -1);
+            if (t >= 0 && c->host.tasks[t].tgid < 0 && c->host.tasks[t].state != KS_TASK_DEAD &&
+                !c->st->tasks[t].active) {
+                c->host.tasks[t].tgid = evs[i].tgid;
+                c->host.tasks[t].mm = mm_of_tgid(c, evs[i].tgid);
+                uint64_t now = c->host.core.now;
+                c->host.core.now = c->start_ns;
+                mm_cid_ops.task_fork(c->st, &c->host, -1, t);
+                mm_cid_ops.set_cpus_allowed(c->st, &c->host, t);
+                c->host.core.now = now;
+                /* running already (fed in an earlier call): it takes its cid now */
+                int32_t cpu = c->host.tasks[t].cpu;
+                if (c->host.tasks[t].state == KS_TASK_RUNNING && c->host.rqs[cpu].curr == t)
+                    mm_cid_ops.switch_to(c->st, &c->host, -1, t, cpu);
+            }
+        }
+    /* Stopper migrations (see stopper_migration): a task preempted by migration/N on CPU
+     * N and switched in next on another CPU; applied right after the stopper's switch-in. */
+    int32_t *act = malloc((size_t)n * 3 * sizeof *act + 1);
+    if (!act)
+        return KS_ERR_NO_MEMORY;
+    for (uint32_t i = 0; i < n; i++)
+        act[3 * i] = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const ks_event *e = &evs[i];
+        if (e->type != KS_EV_SCHED_SWITCH || e->u.sched_switch.prev_pid <= 0 ||
+            strncmp(e->u.sched_switch.next_comm, "migration/", 10) != 0)
+            continue;
+        int32_t pid = e->u.sched_switch.prev_pid;
+        uint32_t in = n;
+        for (uint32_t j = i + 1; j < n && in == n; j++) {
+            const ks_event *f = &evs[j];
+            if (f->ts_ns > e->ts_ns + 1000000000ull)
+                break;                          /* look at most 1 s ahead (bounded cost) */
+            if (f->type != KS_EV_SCHED_SWITCH)
+                continue;
+            if (f->u.sched_switch.next_pid == pid)
+                in = j;
+            if (f->u.sched_switch.prev_pid == pid || (f->u.sched_switch.next_pid == pid && f->cpu == e->cpu))
+                break;                      /* ran again (or on the same CPU): no migration */
+        }
+        if (in < n && evs[in].cpu != e->cpu && evs[in].u.sched_switch.next_pid == pid) {
+            act[3 * i] = pid;
+            act[3 * i + 1] = e->cpu;
+            act[3 * i + 2] = evs[in].cpu;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        on_event(c, &evs[i]);
+        /* the stopper runs at once: the move follows its switch-in */
+        if (act[3 * i] >= 0 && evs[i].ts_ns >= c->last_ts)
+            stopper_migration(c, act[3 * i], act[3 * i + 1], act[3 * i + 2]);
+    }
+    free(act);
+    return KS_OK;
+}
+
+int32_t ks_conform_set_resync(ks_conform *c, int32_t on)
+{
+    if (!c)
+        return KS_ERR_INVALID_ARG;
+    c->resync = on != 0;
+    return KS_OK;
+}
+
+int32_t ks_conform_result(const ks_conform *c, ks_conform_summary *out)
+{
+    if (!c || !out)
+        return KS_ERR_INVALID_ARG;
+    *out = c->sum;
+    return KS_OK;
+}
+
+int32_t ks_conform_disagreement_get(const ks_conform *c, int32_t i, ks_conform_disagreement *out)
+{
+    if (!c || !out)
+        return KS_ERR_INVALID_ARG;
+    if (i < 0 || i >= c->sum.kept)
+        return KS_ERR_RANGE;
+    *out = c->kept[i];
+    return KS_OK;
+}

@@ -1,0 +1,340 @@
+/*
+ * src/algo/mm_cid_conform.c: replaying events through the mm_cid model and comparing
+ * its cids with the rseq_update records' (kscope/conform.h).
+ *
+ * Two kinds of test: traces written by hand, where the variants must disagree in
+ * the way 7e019dc says (recent_cid after a > 100 ms gap), and simulated runs
+ * replayed through the variant that produced them, which must agree on every
+ * rseq_update (the replay host drives the same model code the simulator does).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sim_test_util.h"
+#include "kscope/conform.h"
+#include "kscope/mm_cid.h"
+
+#define MS 1000000ull
+
+/* ---- a trace written by hand ---------------------------------------------------- */
+
+typedef struct hand {
+    ks_event ev[64];
+    int n;
+} hand;
+
+static ks_event *add(hand *h, uint64_t ts, uint32_t type, int cpu, int pid, int tgid)
+{
+    ks_event *e = &h->ev[h->n++];
+    memset(e, 0, sizeof *e);
+    e->ts_ns = ts;
+    e->type = type;
+    e->cpu = cpu;
+    e->pid = pid;
+    e->tgid = tgid;
+    strcpy(e->comm, pid ? "bench" : "swapper");
+    return e;
+}
+
+static void sw(hand *h, uint64_t ts, int cpu, int prev, int next, int tgid)
+{
+    ks_event *e = add(h, ts, KS_EV_SCHED_SWITCH, cpu, prev, prev ? tgid : 0);
+    e->u.sched_switch.prev_pid = prev;
+    e->u.sched_switch.next_pid = next;
+}
+
+static void rseq(hand *h, uint64_t ts, int cpu, int pid, int tgid, int cid)
+{
+    ks_event *e = add(h, ts, KS_EV_RSEQ_UPDATE, cpu, pid, tgid);
+    e->u.rseq_update.cpu_id = cpu;
+    e->u.rseq_update.mm_cid = cid;
+}
+
+static void fork_ev(hand *h, uint64_t ts, int cpu, int parent, int child, int tgid)
+{
+    ks_event *e = add(h, ts, KS_EV_SCHED_PROCESS_FORK, cpu, parent, tgid);
+    e->u.sched_process_fork.parent_pid = parent;
+    e->u.sched_process_fork.child_pid = child;
+}
+
+/*
+ * Seed 000: "use it as a hint to attempt re-allocating the same concurrency ID the
+ * next time this mm/cpu needs to allocate" and "expanding the concurrency ID
+ * allocation within the upper bound defined by min(mm->nr_cpus_allowed,
+ * mm->mm_users)". Process 100 (4 CPUs): the main thread takes cid 0 on CPU 0 and
+ * sleeps; threads 101 (CPU 1) and 102 (CPU 2) get 1 and 2; 101 sleeps 343 ms
+ * while 102 runs on, so ticks scan at 104 ms (CPU 0's cid 0 dropped, unused
+ * 101 ms) and 204 ms (CPU 1's cid 1 dropped). Then 101 comes back to CPU 1: 6.13
+ * gives its recent cid 1, 6.12 the lowest free, 0; and 103 starts on CPU 3: 6.13
+ * expands to 3, 6.12 takes the lowest free, 1. v613 picks which kernel wrote it.
+ */
+static int build_recent_cid_trace(hand *h, int v613)
+{
+    const int tg = 100;
+    h->n = 0;
+    sw(h, 1 * MS, 0, 0, 100, tg);
+    fork_ev(h, 2 * MS, 0, 100, 101, tg);
+    fork_ev(h, 2 * MS + 1000, 0, 100, 102, tg);
+    fork_ev(h, 2 * MS + 2000, 0, 100, 103, tg);
+    sw(h, 3 * MS, 0, 100, 0, tg);                   /* main thread sleeps: CPU 0 keeps cid 0 */
+    sw(h, 5 * MS, 1, 0, 101, tg);
+    rseq(h, 5 * MS + 1000, 1, 101, tg, 1);          /* CPU 0 still owns 0: 6.12 first free 1; 6.13 expands: 1 */
+    sw(h, 6 * MS, 2, 0, 102, tg);
+    rseq(h, 6 * MS + 1000, 2, 102, tg, 2);
+    sw(h, 7 * MS, 1, 101, 0, tg);                   /* 101 sleeps 300 ms */
+    /* 102 runs on CPU 2 from 6 ms to 400 ms: the ticks scan at ~104, 208, 312 ms. The
+     * first scan drops CPU 0's cid 0 (unused since 3 ms); the second drops CPU 1's 1. */
+    sw(h, 350 * MS, 1, 0, 101, tg);
+    rseq(h, 350 * MS + 1000, 1, 101, tg, v613 ? 1 : 0);
+    sw(h, 360 * MS, 3, 0, 103, tg);
+    rseq(h, 360 * MS + 1000, 3, 103, tg, v613 ? 3 : 1);
+    sw(h, 400 * MS, 2, 102, 0, tg);
+    return h->n;
+}
+
+static ks_conform_summary replay(const char *variant, const ks_event *ev, int n, ks_conform **keep)
+{
+    ks_conform_summary s;
+    memset(&s, 0, sizeof s);
+    ks_conform *c = NULL;
+    CHECK_EQ_INT(ks_conform_new(variant, 4, 250, 0, &c), KS_OK);
+    if (!c)
+        return s;
+    CHECK_EQ_INT(ks_conform_feed(c, ev, (uint32_t)n), KS_OK);
+    CHECK_EQ_INT(ks_conform_result(c, &s), KS_OK);
+    if (keep)
+        *keep = c;
+    else
+        ks_conform_free(c);
+    return s;
+}
+
+/* 6.13 and 6.12 disagree exactly where recent_cid and expansion matter. */
+static void variants_differ_on_recent_cid(void)
+{
+    hand h613, h612;
+    int n613 = build_recent_cid_trace(&h613, 1);
+    int n612 = build_recent_cid_trace(&h612, 0);
+    /* the 6.13 kernel's trace: v6.13 agrees on all, v6.12 not on 103's and 101's cids */
+    ks_conform_summary a = replay("v6.13", h613.ev, n613, NULL);
+    CHECK_EQ_INT(a.rseq_updates, 4);
+    CHECK_EQ_INT(a.compared, 4);
+    CHECK_EQ_INT(a.agree, 4);
+    CHECK_EQ_INT(a.gaps, 0);
+    CHECK(a.scans >= 2);
+    ks_conform *c = NULL;
+    ks_conform_summary b = replay("v6.12", h613.ev, n613, &c);
+    CHECK_EQ_INT(b.compared, 4);
+    CHECK_EQ_INT(b.agree, 2);
+    CHECK_EQ_INT(b.kept, 2);
+    ks_conform_disagreement d;
+    CHECK_EQ_INT(ks_conform_disagreement_get(c, 0, &d), KS_OK);
+    CHECK_EQ_INT(d.tid, 101);
+    CHECK_EQ_INT(d.kernel_cid, 1);
+    CHECK_EQ_INT(d.model_cid, 0);
+    CHECK_EQ_INT(d.path, KS_MM_CID_FIRST_FREE);
+    CHECK(strstr(d.why, "FIRST_FREE") != NULL);
+    CHECK_EQ_INT(ks_conform_disagreement_get(c, 2, &d), KS_ERR_RANGE);
+    ks_conform_free(c);
+    /* and the other way round */
+    ks_conform_summary e = replay("v6.12", h612.ev, n612, NULL);
+    CHECK_EQ_INT(e.agree, 4);
+    ks_conform_summary f = replay("v6.13", h612.ev, n612, NULL);
+    CHECK_EQ_INT(f.agree, 2);
+}
+
+/* A missing switch-out is a gap; the replay trusts the trace and counts it. */
+static void gaps_are_counted_and_named(void)
+{
+    hand h;
+    h.n = 0;
+    const int tg = 200;
+    sw(&h, 1 * MS, 0, 0, 201, tg);
+    rseq(&h, 1 * MS + 1000, 0, 201, tg, 0);
+    /* 201's switch-out and 202's switch-in are lost: the next record names 202 */
+    rseq(&h, 5 * MS, 0, 202, tg, 1);
+    sw(&h, 6 * MS, 0, 202, 0, tg);
+    ks_conform *c = NULL;
+    ks_conform_summary s = replay("v6.13", h.ev, h.n, &c);
+    CHECK_EQ_INT(s.gaps, 1);
+    CHECK_EQ_INT(s.gaps_mm, 1);
+    CHECK_EQ_INT(s.cold_starts, 1);
+    CHECK_EQ_INT(s.compared, 2);
+    CHECK_EQ_INT(s.agree, 1);           /* the model keeps CPU 0's cid 0 for 202 */
+    ks_conform_disagreement d;
+    CHECK_EQ_INT(ks_conform_disagreement_get(c, 0, &d), KS_OK);
+    CHECK_EQ_INT(d.gap_near, 1);
+    CHECK(strstr(d.why, "lacks the switch-out of pid 201 on CPU 0") != NULL);
+    ks_conform_free(c);
+    /* without a TGID column: unknown mm */
+    for (int i = 0; i < h.n; i++)
+        h.ev[i].tgid = -1;
+    s = replay("v6.13", h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.unknown_mm, 2);
+    CHECK_EQ_INT(s.compared, 0);
+}
+
+/*
+ * Seed 000 / 7e019dc: "the prior comparison worked fine when all threads shared the same
+ * CPUs allowed mask, but not so much in scenarios where those threads have different
+ * masks (e.g. each thread pinned to a single CPU)". Threads pinning themselves are moved
+ * by the migration stopper; a capture filtered by pid loses those sched_migrate_task
+ * records. 6.12's migrate-to compares mm_users with t->nr_cpus_allowed (1 once pinned):
+ * 302, moved to CPU 1 while 301 still holds cid 1 there, leaves its cid 2 on CPU 2; 301,
+ * moved from CPU 1 to CPU 3, takes cid 1 along; 302 then allocates on CPU 1: cid 3.
+ */
+static void stopper_migrations_pin_the_task(void)
+{
+    hand h;
+    h.n = 0;
+    const int tg = 300;
+    sw(&h, 1 * MS, 0, 0, 300, tg);
+    fork_ev(&h, 2 * MS, 0, 300, 301, tg);
+    fork_ev(&h, 2 * MS + 1000, 0, 300, 302, tg);
+    sw(&h, 3 * MS, 0, 300, 0, tg);
+    sw(&h, 5 * MS, 1, 0, 301, tg);
+    rseq(&h, 5 * MS + 1000, 1, 301, tg, 1);
+    sw(&h, 6 * MS, 2, 0, 302, tg);
+    rseq(&h, 6 * MS + 1000, 2, 302, tg, 2);
+    sw(&h, 7 * MS, 2, 302, 50, tg);
+    strcpy(h.ev[h.n - 1].u.sched_switch.next_comm, "migration/2");
+    sw(&h, 7 * MS + 10000, 1, 301, 40, tg);
+    strcpy(h.ev[h.n - 1].u.sched_switch.next_comm, "migration/1");
+    sw(&h, 7 * MS + 20000, 1, 40, 302, 40);
+    rseq(&h, 7 * MS + 21000, 1, 302, tg, 3);
+    sw(&h, 7 * MS + 30000, 3, 0, 301, tg);
+    rseq(&h, 7 * MS + 31000, 3, 301, tg, 1);
+    ks_conform_summary s = replay("v6.12", h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.stopper_migrations, 2);
+    CHECK_EQ_INT(s.missing_migrations, 0);
+    CHECK_EQ_INT(s.compared, 4);
+    CHECK_EQ_INT(s.agree, 4);
+}
+
+/* Resync: after a disagreement the model takes the kernel's cid and keeps it. */
+static void resync_adopts_the_kernels_cid(void)
+{
+    hand h;
+    h.n = 0;
+    const int tg = 200;
+    sw(&h, 1 * MS, 0, 0, 201, tg);
+    rseq(&h, 1 * MS + 1000, 0, 201, tg, 0);
+    sw(&h, 2 * MS, 1, 0, 202, tg);
+    rseq(&h, 2 * MS + 1000, 1, 202, tg, 1);
+    sw(&h, 3 * MS, 1, 202, 0, tg);
+    rseq(&h, 5 * MS, 0, 201, tg, 1);        /* the kernel says 1 (the model: 0) */
+    sw(&h, 6 * MS, 1, 0, 202, tg);
+    rseq(&h, 6 * MS + 1000, 1, 202, tg, 0); /* ... and 202 on CPU 1 got 0: consistent */
+    for (int on = 0; on < 2; on++) {
+        ks_conform *c = NULL;
+        CHECK_EQ_INT(ks_conform_new("v6.13", 4, 250, 0, &c), KS_OK);
+        CHECK_EQ_INT(ks_conform_set_resync(c, on), KS_OK);
+        ks_conform_feed(c, h.ev, (uint32_t)h.n);
+        ks_conform_summary s;
+        ks_conform_result(c, &s);
+        CHECK_EQ_INT(s.compared, 4);
+        CHECK_EQ_INT(s.agree, on ? 3 : 2);  /* with resync, CPU 1 holds 0 after the swap */
+        CHECK_EQ_INT(s.resyncs, on ? 1 : 0);
+        ks_conform_free(c);
+    }
+}
+
+static void bad_arguments(void)
+{
+    ks_conform *c = NULL;
+    CHECK_EQ_INT(ks_conform_new("v6.99", 4, 250, 0, &c), KS_ERR_NOT_FOUND);
+    CHECK_EQ_INT(ks_conform_new("v6.13+race", 4, 250, 0, &c), KS_ERR_NOT_FOUND);
+    CHECK_EQ_INT(ks_conform_new("v6.13", 0, 250, 0, &c), KS_ERR_INVALID_ARG);
+    CHECK(c == NULL);
+}
+
+/* ---- simulated runs replayed: the self-check ------------------------------------- */
+
+static const char free4[] =
+    "{\"name\": \"free4\", \"duration_ms\": 1500, \"processes\": [{\"kind\": \"intermittent\","
+    " \"comm\": \"bench\", \"threads\": 4, \"placement\": \"free\", \"index_by\": \"mm_cid\","
+    " \"delay_ms\": 150}, {\"kind\": \"pipe_pairs\", \"comm\": \"hb\", \"groups\": 1,"
+    " \"pairs_per_group\": 3, \"messages\": 400, \"work_us\": 2500},"
+    " {\"kind\": \"fork_churn\", \"comm\": \"forker\", \"children\": 40,"
+    " \"child_runtime_us\": 3000, \"concurrency\": 4, \"fork_us\": 300}]}";
+
+static void simulated_run_agrees(const char *algo, const char *variant, const char *json,
+                                 const char *preset, int scans)
+{
+    test_sim t = test_sim_new(preset, json, 11, algo);
+    CHECK_EQ_INT(t.status, KS_OK);
+    if (t.status != KS_OK)
+        return;
+    ks_conform *c = NULL;
+    ks_topology_summary ts;
+    ks_topology_summarize(t.topo, &ts);
+    int32_t nr_cpus = ts.cpus;
+    CHECK_EQ_INT(ks_conform_new(variant, nr_cpus, 250, 8, &c), KS_OK);
+    /* one call with the whole run, as the CLI feeds a decoded trace: the replay learns
+     * every pid's tgid before it needs it */
+    uint32_t n = 0, cap = 1024;
+    ks_event *evs = malloc(cap * sizeof *evs);
+    int32_t produced;
+    while (evs && ks_sim_step(t.sim, &evs[n], &produced) == KS_OK && produced)
+        if (++n == cap) {
+            cap *= 2;
+            ks_event *grown = realloc(evs, cap * sizeof *evs);
+            if (!grown) {
+                free(evs);
+                evs = NULL;
+            }
+            evs = grown;
+        }
+    CHECK(evs != NULL);
+    ks_conform_feed(c, evs, n);
+    free(evs);
+    ks_conform_summary s;
+    ks_conform_result(c, &s);
+    CHECK(s.rseq_updates > 50);
+    CHECK_EQ_INT(s.compared, s.rseq_updates);
+    CHECK_EQ_INT(s.agree, s.compared);
+    CHECK_EQ_INT(s.gaps, 0);
+    CHECK(!scans || s.scans > 0);     /* the modelled ticks ran the 100 ms scan */
+    if (s.agree != s.compared) {
+        ks_conform_disagreement d;
+        for (int i = 0; i < s.kept && i < 4; i++)
+            if (ks_conform_disagreement_get(c, i, &d) == KS_OK)
+                printf("    %s: %.6f tid %d cpu %d kernel %d model %d: %s\n", algo,
+                       (double)d.ts_ns / 1e9, d.tid, d.cpu, d.kernel_cid, d.model_cid, d.why);
+    }
+    ks_conform_free(c);
+    test_sim_free(&t);
+}
+
+static void simulated_runs_agree_with_their_variant(void)
+{
+    simulated_run_agrees("mm_cid:v6.13", "v6.13", free4, "classroom-8", 1);
+    simulated_run_agrees("mm_cid:v6.12", "v6.12", free4, "classroom-8", 1);
+    simulated_run_agrees("mm_cid:v6.18", "v6.18", free4, "classroom-8", 1);
+}
+
+static void workload_files_agree(void)
+{
+    static const char *const files[] = { "fork-churn.json", "hackbench-2g.json" };
+    for (int i = 0; i < 2; i++) {
+        char *json = read_workload_file(files[i]);
+        CHECK(json != NULL);
+        if (json)
+            simulated_run_agrees("mm_cid:v6.13", "v6.13", json, "classroom-8", 0);
+        free(json);
+    }
+}
+
+const test_case conform_tests[] = {
+    { "conform: v6.13 and v6.12 disagree on recent_cid after > 100 ms", variants_differ_on_recent_cid },
+    { "conform: a missing switch is a gap, named in why; no TGID: unknown mm", gaps_are_counted_and_named },
+    { "conform: tasks moved by migration/N are pinned there (6.12 migrate-to)",
+      stopper_migrations_pin_the_task },
+    { "conform: resync adopts the kernel's cid (a swap between CPUs)", resync_adopts_the_kernels_cid },
+    { "conform: bad variant, +race, no CPUs", bad_arguments },
+    { "conform: simulated v6.12/v6.13/v6.18 runs replay at 100% agreement", simulated_runs_agree_with_their_variant },
+    { "conform: simulated fork churn (many mms, exits) and hackbench replay at 100%",
+      workload_files_agree },
+    { 0 },
+};
