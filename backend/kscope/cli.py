@@ -306,8 +306,7 @@ def _add_sim_parser(sub: Any) -> None:
     sim.add_argument("--algo", default="none", help="scheduling algorithm model (default: none)")
     sim.add_argument("--json", action="store_true", help="print one JSON document")
     sim.add_argument("--no-hash", action="store_true",
-                     help="skip the event-stream hash (computed in Python, ~7 us per event: "
-                          "for runs of millions of events)")
+                     help="skip the event-stream hash (FNV-1a 64 over the records, in C)")
     sim.add_argument("--export", choices=["ftrace"], help="also write the run's events in this format")
     sim.add_argument("-o", "--output", metavar="FILE", help="file for --export")
     sim.set_defaults(func=cmd_sim)

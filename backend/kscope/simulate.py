@@ -33,7 +33,7 @@ class SimRequest:
     seed: int
     until_ns: int
     algo: str = "none"
-    hash_events: bool = True  # FNV-1a in Python costs ~7 us per event: skippable for long runs
+    hash_events: bool = True  # the event-stream hash (C, ks_event_hash); --no-hash skips it
 
 
 def read_workload(path: Path) -> bytes:

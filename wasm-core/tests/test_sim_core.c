@@ -240,6 +240,26 @@ static void fork_exit_and_rt_preemption_are_recorded(void)
     test_sim_free(&t);
 }
 
+/* ks_fnv1a64 (what kscope sim prints) equals the tests' own byte loop, chunk by chunk. */
+static void event_hash_matches_the_tests_loop(void)
+{
+    test_sim t = test_sim_new("classroom-8", mixed, 5, NULL);
+    ks_event tail[64];
+    uint64_t core = HASH_SEED, own = HASH_SEED;
+    for (int r = 0; r < 20; r++) {
+        uint32_t n = 0;
+        CHECK_EQ_INT(ks_sim_run_until_tail(t.sim, &(ks_run_limit){ .max_events = 64 }, tail, 64, &n),
+                     KS_OK);
+        core = ks_fnv1a64(tail, n * (uint32_t)sizeof *tail, core);
+        for (uint32_t i = 0; i < n; i++)
+            own = hash_events(own, &tail[i]);
+    }
+    CHECK(core == own);
+    CHECK(ks_fnv1a64(NULL, 0, 7) == 7);
+    CHECK(ks_fnv1a64("a", 1, HASH_SEED) == 0xaf63dc4c8601ec8cull);   /* the published test vector */
+    test_sim_free(&t);
+}
+
 /* A playback frame's advance: the tail buffer holds exactly the log's last events. */
 static void run_until_tail_keeps_the_last_events(void)
 {
@@ -642,6 +662,7 @@ const test_case sim_core_tests[] = {
     { "sim: fork, exit and RT preemption are recorded", fork_exit_and_rt_preemption_are_recorded },
     { "sim: run_until stops where told", run_until_stops_where_told },
     { "sim: run_until_tail keeps the last events in order", run_until_tail_keeps_the_last_events },
+    { "sim: ks_fnv1a64 equals the tests' byte loop", event_hash_matches_the_tests_loop },
     { "sim: frame matches the machine", frame_matches_the_machine },
     { "sim: hooks are called where the kernel would", hooks_are_called_where_the_kernel_would },
     { 0 },

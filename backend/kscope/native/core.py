@@ -134,6 +134,7 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_topology_latency": ([_TopologyPtr, _P(st.KsLatencyTable)], _i32),
     # event.h
     "ks_event_type_name": ([_i32], _str),
+    "ks_fnv1a64": ([ctypes.c_void_p, _u32, ctypes.c_uint64], ctypes.c_uint64),
     "ks_event_log_new": ([_HandleOut], _i32),
     "ks_event_log_free": ([_Handle], None),
     "ks_event_log_count": ([_Handle], _u32),

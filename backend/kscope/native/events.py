@@ -2,14 +2,16 @@
 
 Runs hand events around as raw bytes (records back to back, straight from the
 C log); this module turns them into dicts named after the tracepoints' own
-fields, counts them by type, and hashes a stream the way the C tests do
+fields, counts them by type, and hashes a stream with the C core's ks_fnv1a64
 (FNV-1a 64 over the whole records), so a hash printed here can be compared with
-one computed in C or in JS.
+one computed by the wasm build.
 """
 
 import struct
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from kscope.native import core
 
 EVENT_SIZE = 96
 
@@ -50,8 +52,6 @@ _PAYLOADS: dict[int, tuple[struct.Struct, tuple[str, ...]]] = {
 }
 
 FNV_OFFSET = 0xCBF29CE484222325
-_FNV_PRIME = 0x100000001B3
-_MASK64 = (1 << 64) - 1
 
 # Resolves a generic record's arena offset to its text (the owning log's).
 TextLookup = Callable[[int], str]
@@ -117,13 +117,10 @@ def count_types(data: bytes | memoryview, counts: list[int]) -> None:
 def fnv1a64(data: bytes | memoryview, h: int = FNV_OFFSET) -> int:
     """FNV-1a 64 of data, continuing from h (pass the previous result to chain chunks).
 
-    Pure Python, about 0.1 us per byte: fine for runs of up to a few hundred
-    thousand events; the benchmarks hash their long streams in JS instead.
+    Computed by the C core (ks_fnv1a64), the same function the wasm build exports.
     """
-    prime, mask = _FNV_PRIME, _MASK64
-    for byte in bytes(data):
-        h = ((h ^ byte) * prime) & mask
-    return h
+    raw = bytes(data)
+    return core.lib().ks_fnv1a64(raw, len(raw), h)
 
 
 def hash_hex(h: int) -> str:

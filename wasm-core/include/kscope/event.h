@@ -125,6 +125,11 @@ _Static_assert(__builtin_offsetof(ks_event, u) == 40, "payload starts at byte 40
 /* Tracepoint name of a type ("sched_switch", ...; "generic" for KS_EV_GENERIC). */
 KS_API const char *ks_event_type_name(int32_t type);
 
+/* FNV-1a 64 of len bytes, continuing from h (0xcbf29ce484222325 to start). Over whole
+ * records it is the event-stream hash the tests, `kscope sim` and the benchmarks print,
+ * so native and wasm runs can be compared. */
+KS_API uint64_t ks_fnv1a64(const void *data, uint32_t len, uint64_t h);
+
 /* Inverse of ks_event_type_name for tracepoint names; KS_EV_GENERIC if unknown. */
 KS_API int32_t ks_event_type_from_name(const char *name);
 

@@ -47,6 +47,14 @@ int32_t ks_event_type_from_name(const char *name)
     return KS_EV_GENERIC;
 }
 
+uint64_t ks_fnv1a64(const void *data, uint32_t len, uint64_t h)
+{
+    const uint8_t *p = data;
+    for (uint32_t i = 0; p && i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
 int32_t ks_event_log_new(ks_event_log **out)
 {
     if (!out)
