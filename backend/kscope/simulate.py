@@ -2,8 +2,7 @@
 
 The run is read chunk by chunk (never held whole): each chunk feeds the event-
 stream hash (FNV-1a 64 over the 96-byte records, as the C tests and the wasm
-bench hash them; in pure Python it costs ~7 us per event, so long runs may skip
-it). The summary then reads the core's counters, the final frame
+bench hash them, computed by the core's ks_fnv1a64). The summary then reads the core's counters, the final frame
 (per-CPU busy time) and the burst log. An ftrace export replays the same run
 (seek to step 0; the run is deterministic) through the C exporter into a file.
 """
@@ -33,7 +32,7 @@ class SimRequest:
     seed: int
     until_ns: int
     algo: str = "none"
-    hash_events: bool = True  # the event-stream hash (C, ks_event_hash); --no-hash skips it
+    hash_events: bool = True  # the event-stream hash (C, ks_fnv1a64); --no-hash skips it
 
 
 def read_workload(path: Path) -> bytes:
