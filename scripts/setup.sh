@@ -32,7 +32,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgre
 # The VM capture test boots Debian's 6.12 kernel under QEMU with a static busybox initramfs
 # and statically linked workloads (glibc's static libc is in libc6-dev).
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
-busybox --help 2>&1 | grep -q -i static || [ -f /usr/share/doc/busybox-static/copyright ] || missing="$missing busybox-static"
+dpkg -s busybox-static >/dev/null 2>&1 || missing="$missing busybox-static"
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
