@@ -145,6 +145,14 @@ def test_run_gives_up_on_kvm_at_its_first_internal_error() -> None:
 
 # --- host side ---------------------------------------------------------------------------------------
 
+def test_a_finished_guest_whose_boot_marker_was_lost_still_reports() -> None:
+    # a kernel message on the shared serial line can swallow the marker (seen in CI)
+    lost = qemu.Boot("tcg", False, True, 0, None, 12.3, b"")
+    assert capture_vm._boot_time(lost) == "boot marker not seen on the console (boot time unknown)"
+    seen = qemu.Boot("tcg", True, True, 0, 7.25, 12.3, b"")
+    assert capture_vm._boot_time(seen) == "booted in 7.2 s"
+
+
 def test_topology_dump_maps_guest_paths_to_the_importer_s() -> None:
     text = ("/sys/devices/system/cpu/cpu1/topology/core_id\t1\n"
             "/sys/devices/system/cpu/cpu1/cache/index3/shared_cpu_list\t0-1\n"

@@ -134,8 +134,16 @@ def _boot(req: VmRequest, machine: qemu.Machine, data: Path, started: float,
     if boot is None or not boot.finished:
         tried = "; ".join(f"{a['accel']}: {a['why']}" for a in attempts) or "out of time before booting"
         raise VmCaptureError(f"no trace from the guest ({tried})" + _console_tail(boot))
-    _say(f"used {boot.accel.upper()}: booted in {boot.boot_s:.1f} s, guest done in {boot.total_s:.1f} s")
+    _say(f"used {boot.accel.upper()}: {_boot_time(boot)}, guest done in {boot.total_s:.1f} s")
     return boot, attempts
+
+
+def _boot_time(boot: qemu.Boot) -> str:
+    """"booted in N s", or why that is unknown: a kernel message on the same serial line
+    can swallow the guest's boot marker; the trace itself comes over the data port."""
+    if boot.boot_s is None:
+        return "boot marker not seen on the console (boot time unknown)"
+    return f"booted in {boot.boot_s:.1f} s"
 
 
 def _console_tail(boot: qemu.Boot | None) -> str:
