@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "kscope/ftrace.h"
+#include "tracedat_decompress.h"
 #include "tracedat_tokenizer.h"
 
 #define TD_MAGIC "\x17\x08\x44tracing"
@@ -78,12 +79,23 @@ typedef struct td_comm {
     char comm[KS_COMM_LEN];
 } td_comm;
 
+/* A compressed CPU block: what the cursor is reading next. */
+typedef enum td_zstage { Z_COUNT, Z_HEADER, Z_DATA } td_zstage;
+
 typedef struct td_cursor {
     int32_t cpu;
     int64_t data_off, data_size;    /* the CPU's block in the file */
     int64_t fetched;                /* bytes of the block read so far */
-    uint8_t *buf;
+    uint8_t *buf;                   /* a batch of pages (compressed: one chunk, decompressed) */
     int32_t batch;                  /* buf's capacity: whole pages */
+    /* compressed block: u32 count, then count x { csize:u32 usize:u32 data[csize] } */
+    bool z;
+    td_zstage zstage;
+    uint32_t chunks_left, chunk_index, chunk_csize, chunk_usize;
+    int64_t chunk_off;              /* file offset of the current chunk's header */
+    int64_t z_pos;                  /* file offset of the next compressed-block byte to read */
+    uint8_t *zin;                   /* the piece being read (count, chunk header, chunk data) */
+    uint32_t zin_cap, zin_len, zin_target;
     int32_t buf_len, buf_target;    /* bytes in buf / bytes this batch holds */
     int32_t page_at;                /* the current page's offset in buf */
     bool page_open, has_rec, done;
@@ -108,6 +120,16 @@ struct ks_tracedat_decoder {
     uint64_t item_size;
     char system[64];
     char compression[32];           /* v7: "none", "zstd", "zlib" */
+    char compression_version[32];
+    td_codec codec;
+    td_decompressor *unzip;         /* made when the first compressed block is met */
+    /* v7: a compressed header section, decompressed whole; while zs_active, pos and
+     * need() address its bytes (0 .. zs_len), not the file's */
+    bool zs_active;
+    uint8_t *zs;
+    uint32_t zs_len, zs_cap;
+    int64_t zs_file_off;            /* the section header's file offset */
+    int32_t cur_status;             /* why a cursor stopped decoding (KS_ERR_PARSE / NO_MEMORY) */
     td_page_layout layout;
     bool have_layout;
     td_format_set formats;
@@ -133,13 +155,20 @@ struct ks_tracedat_decoder {
 
 /* ---- errors ------------------------------------------------------------------------- */
 
+/* Inside a compressed section, offsets are into its decompressed bytes: the error names
+ * the section's file offset, and the byte in the decompressed data. */
 static void describe(ks_tracedat_decoder *dec, int64_t offset, const char *section, const char *msg)
 {
-    dec->stats.error_offset = offset;
+    dec->stats.error_offset = dec->zs_active ? dec->zs_file_off : offset;
     dec->stats.first_error.line = 0;
     dec->stats.first_error.column_or_field = 0;
     snprintf(dec->stats.first_error.field, sizeof dec->stats.first_error.field, "%s", section);
-    snprintf(dec->stats.first_error.message, sizeof dec->stats.first_error.message, "%s", msg);
+    if (dec->zs_active)
+        snprintf(dec->stats.first_error.message, sizeof dec->stats.first_error.message,
+                 "%s (byte %lld of the %s-compressed section at byte %lld, decompressed)", msg,
+                 (long long)offset, dec->compression, (long long)dec->zs_file_off);
+    else
+        snprintf(dec->stats.first_error.message, sizeof dec->stats.first_error.message, "%s", msg);
 }
 
 /* Stops decoding: the file cannot be read past here. */
@@ -194,6 +223,15 @@ static void quote_bytes(const uint8_t *at, int32_t n, char *out, int32_t cap)
 /* n contiguous bytes at pos, or NULL after recording what is wanted. */
 static const uint8_t *need(ks_tracedat_decoder *dec, int64_t n)
 {
+    if (dec->zs_active) {                       /* a decompressed section: all there or never */
+        if (dec->pos >= 0 && n <= (int64_t)dec->zs_len - dec->pos)
+            return dec->zs + dec->pos;
+        char msg[128];
+        snprintf(msg, sizeof msg, "the section ends inside an item: %lld bytes needed, %lld left",
+                 (long long)n, (long long)((int64_t)dec->zs_len - dec->pos));
+        fail(dec, dec->pos, step_section(dec->step), msg);
+        return NULL;
+    }
     if (dec->pos < dec->win_off || dec->pos > dec->win_off + dec->win_len) {
         dec->win_off = dec->pos;                /* a seek: start a new window */
         dec->win_len = 0;
@@ -226,7 +264,7 @@ static const char *need_string(ks_tracedat_decoder *dec, int32_t max, int32_t *l
     const uint8_t *at = need(dec, 1);           /* also moves the window to pos */
     if (!at)
         return NULL;
-    int64_t avail = dec->win_off + dec->win_len - dec->pos;
+    int64_t avail = dec->zs_active ? (int64_t)dec->zs_len - dec->pos : dec->win_off + dec->win_len - dec->pos;
     const uint8_t *nul = memchr(at, 0, (size_t)(avail < max ? avail : max));
     if (nul) {
         *len = (int32_t)(nul - at);
@@ -551,13 +589,20 @@ static int32_t append(ks_tracedat_decoder *dec, ks_event_log *sink, const ks_eve
     return status;
 }
 
+/* The file offset a page error is reported at: the page itself, or in a compressed
+ * block the header of the chunk that holds it. */
+static int64_t page_where(const td_cursor *c)
+{
+    return c->z ? c->chunk_off : c->data_off + c->fetched - c->buf_len + c->page_at;
+}
+
 /* One ring-buffer record into the sink.
  *   sched_switch on 6.18: common_type:u16 flags:u8 preempt:u8 common_pid:i32 prev_comm[16]
  *   prev_pid:i32 prev_prio:i32 prev_state:long next_comm[16] next_pid:i32 next_prio:i32 */
 static int32_t emit_record(ks_tracedat_decoder *dec, const td_cursor *c, ks_event_log *sink)
 {
     const td_record *rec = &c->rec;
-    int64_t where = c->data_off + c->fetched - c->buf_len + c->page_at;
+    int64_t where = page_where(c);
     if (rec->len < 8) {
         note_malformed(dec, where, "records", "a record shorter than its common header");
         return KS_OK;
@@ -598,7 +643,104 @@ static int32_t emit_record(ks_tracedat_decoder *dec, const td_cursor *c, ks_even
 
 /* ---- the per-CPU cursors ---------------------------------------------------------------------- */
 
-typedef enum { CUR_READY, CUR_NEED, CUR_DONE } cursor_state;
+typedef enum { CUR_READY, CUR_NEED, CUR_DONE, CUR_FAILED } cursor_state;
+
+/* A compressed CPU block cannot be read on: stops decoding (the records of a chunk
+ * that does not decompress are lost whole, and the chunks after it cannot be found). */
+static cursor_state cursor_fail(ks_tracedat_decoder *dec, td_cursor *c, int64_t offset, const char *what)
+{
+    char msg[384];
+    snprintf(msg, sizeof msg, "CPU %d's %s-compressed data, chunk %u (at byte %lld): %s", c->cpu,
+             dec->compression, c->chunk_index, (long long)c->chunk_off, what);
+    fail(dec, offset, "flyrecord data", msg);
+    dec->cur_status = KS_ERR_PARSE;
+    return CUR_FAILED;
+}
+
+/* A compressed block's next piece is in zin: the chunk count, a chunk header, or a
+ * chunk's data (decompressed into buf, whose pages are then read as a batch). */
+static cursor_state z_consume(ks_tracedat_decoder *dec, td_cursor *c)
+{
+    char what[160];
+    int64_t at = c->z_pos;
+    c->z_pos += c->zin_len;
+    c->zin_target = 0;
+    switch (c->zstage) {
+    case Z_COUNT:
+        c->chunks_left = (uint32_t)num(dec, c->zin, 4);
+        c->zstage = Z_HEADER;
+        c->chunk_off = c->z_pos;
+        return CUR_NEED;
+    case Z_HEADER: {
+        c->chunk_off = at;
+        c->chunk_csize = (uint32_t)num(dec, c->zin, 4);
+        c->chunk_usize = (uint32_t)num(dec, c->zin + 4, 4);
+        int64_t end = c->data_off + 4 + c->data_size;  /* the size the BUFFER option gives excludes the count */
+        if (c->z_pos + c->chunk_csize > end) {
+            snprintf(what, sizeof what, "%u compressed bytes run past the CPU's block, which ends at byte %lld",
+                     c->chunk_csize, (long long)end);
+            return cursor_fail(dec, c, at, what);
+        }
+        if (c->chunk_usize > KS_TRACEDAT_MAX_ITEM || c->chunk_csize > KS_TRACEDAT_MAX_ITEM) {
+            snprintf(what, sizeof what, "a chunk of %u bytes (%u compressed): more than %d, corrupt header?",
+                     c->chunk_usize, c->chunk_csize, KS_TRACEDAT_MAX_ITEM);
+            return cursor_fail(dec, c, at, what);
+        }
+        if (c->chunk_usize % (uint32_t)dec->stats.page_size != 0) {
+            snprintf(what, sizeof what, "%u bytes uncompressed, not a whole number of %d-byte pages",
+                     c->chunk_usize, dec->stats.page_size);
+            return cursor_fail(dec, c, at, what);
+        }
+        if (c->chunk_csize == 0)
+            return cursor_fail(dec, c, at, "a chunk of 0 compressed bytes");
+        c->zstage = Z_DATA;
+        return CUR_NEED;
+    }
+    case Z_DATA:
+        if ((int64_t)c->chunk_usize > c->batch) {
+            uint8_t *grown = realloc(c->buf, c->chunk_usize);
+            if (!grown) {
+                dec->cur_status = KS_ERR_NO_MEMORY;
+                return CUR_FAILED;
+            }
+            c->buf = grown;
+            c->batch = (int32_t)c->chunk_usize;
+        }
+        if (!td_decompress(dec->unzip, c->zin, c->chunk_csize, c->buf, c->chunk_usize, what, sizeof what))
+            return cursor_fail(dec, c, at, what);
+        c->buf_len = c->buf_target = (int32_t)c->chunk_usize;
+        c->page_at = 0;
+        c->chunks_left--;
+        c->chunk_index++;
+        c->zstage = Z_HEADER;
+        return CUR_READY;
+    }
+    return CUR_FAILED;
+}
+
+/* Sets up the read of a compressed block's next piece (CUR_NEED), or ends the block. */
+static cursor_state z_request(ks_tracedat_decoder *dec, td_cursor *c)
+{
+    uint32_t n = c->zstage == Z_COUNT ? 4 : c->zstage == Z_HEADER ? 8 : c->chunk_csize;
+    if (c->zstage == Z_HEADER && c->chunks_left == 0) {
+        c->done = true;
+        return CUR_DONE;
+    }
+    if (n > c->zin_cap) {
+        uint8_t *grown = realloc(c->zin, n);
+        if (!grown) {
+            dec->cur_status = KS_ERR_NO_MEMORY;
+            return CUR_FAILED;
+        }
+        c->zin = grown;
+        c->zin_cap = n;
+    }
+    if (c->zstage == Z_HEADER)
+        c->chunk_off = c->z_pos;
+    c->zin_len = 0;
+    c->zin_target = n;
+    return CUR_NEED;
+}
 
 /* Moves a cursor to its next record. */
 static cursor_state cursor_advance(ks_tracedat_decoder *dec, td_cursor *c)
@@ -612,7 +754,7 @@ static cursor_state cursor_advance(ks_tracedat_decoder *dec, td_cursor *c)
                 return CUR_READY;
             }
             if (r < 0)
-                note_malformed(dec, c->data_off + c->fetched - c->buf_len + c->page_at, "records",
+                note_malformed(dec, page_where(c), "records",
                                "a ring-buffer page whose events run past its commit");
             c->page_open = false;
             c->page_at += page_size;
@@ -622,7 +764,7 @@ static cursor_state cursor_advance(ks_tracedat_decoder *dec, td_cursor *c)
             int64_t lost;
             dec->stats.pages++;
             if (!td_page_open(&c->page, c->buf + c->page_at, page_size, &dec->layout, dec->big, &lost)) {
-                note_malformed(dec, c->data_off + c->fetched - c->buf_len + c->page_at, "records",
+                note_malformed(dec, page_where(c), "records",
                                "a ring-buffer page whose commit is larger than the page");
                 c->page_at += page_size;
                 continue;
@@ -632,6 +774,15 @@ static cursor_state cursor_advance(ks_tracedat_decoder *dec, td_cursor *c)
             dec->stats.lost_pages += lost < 0;
             c->page_open = true;
             continue;
+        }
+        if (c->z && !c->done) {                 /* compressed: the next chunk */
+            cursor_state st = c->zin_target > 0 && c->zin_len == c->zin_target ? z_consume(dec, c)
+                                                                               : z_request(dec, c);
+            if (st == CUR_READY)
+                continue;                       /* a chunk's pages are in buf */
+            if (st == CUR_NEED && c->zin_target == 0)
+                st = z_request(dec, c);
+            return st;
         }
         if (c->done || c->fetched >= c->data_size) {
             c->done = true;
@@ -680,10 +831,13 @@ static int32_t run_records(ks_tracedat_decoder *dec, ks_event_log *sink)
             td_cursor *c = &dec->cursors[i];
             if (c->done || c->has_rec)
                 continue;
-            if (cursor_advance(dec, c) == CUR_NEED) {
+            cursor_state st = cursor_advance(dec, c);
+            if (st == CUR_FAILED)
+                return dec->cur_status;
+            if (st == CUR_NEED) {
                 dec->waiting = i;
-                dec->want_off = c->data_off + c->fetched;
-                dec->want_len = c->buf_target - c->buf_len;
+                dec->want_off = c->z ? c->z_pos + c->zin_len : c->data_off + c->fetched;
+                dec->want_len = c->z ? (int32_t)(c->zin_target - c->zin_len) : c->buf_target - c->buf_len;
                 return KS_OK;
             }
         }
@@ -873,6 +1027,85 @@ static bool item_fits(ks_tracedat_decoder *dec, uint64_t size)
     return false;
 }
 
+static const char *section_name(uint16_t id)
+{
+    switch (id) {
+    case OPT_DONE: return "options";
+    case OPT_HEADER_INFO: return "header info";
+    case OPT_FTRACE_EVENTS: return "ftrace formats";
+    case OPT_EVENT_FORMATS: return "event formats";
+    case OPT_CMDLINES: return "cmdlines";
+    case OPT_BUFFER: return "flyrecord data";
+    case OPT_BUFFER_TEXT: return "latency text";
+    default: return "section";
+    }
+}
+
+/* A section flagged compressed: the file's algorithm must be one kscope decompresses. */
+static int32_t check_codec(ks_tracedat_decoder *dec, uint16_t id)
+{
+    char msg[160];
+    if (dec->codec == TD_CODEC_NONE) {
+        snprintf(msg, sizeof msg, "the %s section is flagged compressed, but the file header names "
+                 "no compression ('%s')", section_name(id), dec->compression);
+        return fail(dec, dec->pos, "section header", msg);
+    }
+    if (dec->codec == TD_CODEC_UNKNOWN) {
+        snprintf(msg, sizeof msg, "compressed with '%s' %s, which kscope does not decompress "
+                 "(it reads zstd and zlib)", dec->compression, dec->compression_version);
+        return fail(dec, dec->pos, "section header", msg);
+    }
+    if (!dec->unzip && !(dec->unzip = td_decompressor_new(dec->codec)))
+        return KS_ERR_NO_MEMORY;
+    return KS_OK;
+}
+
+/* A compressed section at pos: header, { csize:u32 usize:u32 data[csize] }. Reads it
+ * whole (*wait: not all there yet), decompresses it and parses on from its bytes:
+ * zs_active, pos 0, section_end its decompressed size. */
+static int32_t unpack_section(ks_tracedat_decoder *dec, uint16_t id, uint64_t size, bool *wait)
+{
+    char msg[384], what[160];
+    const uint8_t *at = need(dec, 16 + 8);
+    if (!at) {
+        *wait = true;
+        return KS_OK;
+    }
+    uint32_t csize = (uint32_t)num(dec, at + 16, 4), usize = (uint32_t)num(dec, at + 20, 4);
+    if ((uint64_t)csize + 8 > size) {
+        snprintf(msg, sizeof msg, "the compressed %s section says %u compressed bytes, more than its %llu",
+                 section_name(id), csize, (unsigned long long)size);
+        return fail(dec, dec->pos + 16, section_name(id), msg);
+    }
+    if (csize > KS_TRACEDAT_MAX_ITEM || usize > KS_TRACEDAT_MAX_ITEM) {
+        snprintf(msg, sizeof msg, "the compressed %s section holds %u bytes (%u compressed): more than %d",
+                 section_name(id), usize, csize, KS_TRACEDAT_MAX_ITEM);
+        return fail(dec, dec->pos + 16, section_name(id), msg);
+    }
+    if (!(at = need(dec, 16 + 8 + (int64_t)csize))) {
+        *wait = true;
+        return KS_OK;
+    }
+    if (usize > dec->zs_cap || !dec->zs) {
+        uint8_t *grown = realloc(dec->zs, usize ? usize : 1);
+        if (!grown)
+            return KS_ERR_NO_MEMORY;
+        dec->zs = grown;
+        dec->zs_cap = usize;
+    }
+    if (!td_decompress(dec->unzip, at + 24, csize, dec->zs, usize, what, sizeof what)) {
+        snprintf(msg, sizeof msg, "the %s section (at byte %lld) does not decompress: %s",
+                 section_name(id), (long long)dec->pos, what);
+        return fail(dec, dec->pos + 24, section_name(id), msg);
+    }
+    dec->zs_file_off = dec->pos;
+    dec->zs_active = true;
+    dec->zs_len = usize;
+    dec->pos = 0;
+    dec->section_end = usize;
+    return KS_OK;
+}
+
 /* Runs header steps until one needs bytes that are not there. KS_OK: wants bytes
  * or reached the records; KS_ERR_PARSE: stopped. */
 static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
@@ -939,8 +1172,12 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
                     return fail(dec, dec->pos, "file header", "a compression name longer than 64 bytes");
                 return KS_OK;
             }
-            if (dec->step == ST_COMPRESSION)
+            if (dec->step == ST_COMPRESSION) {
                 snprintf(dec->compression, sizeof dec->compression, "%.*s", len, name);
+                dec->codec = td_codec_from_name(dec->compression);
+            } else {
+                snprintf(dec->compression_version, sizeof dec->compression_version, "%.*s", len, name);
+            }
             dec->pos += len + 1;
             dec->step = dec->step == ST_COMPRESSION ? ST_COMPRESSION_VERSION : ST_FIRST_OPTIONS;
             break;
@@ -1125,6 +1362,7 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
                     return KS_OK;
                 int64_t next = size >= 8 ? (int64_t)num(dec, at + 6, 8) : 0;
                 if (next != 0 && ++dec->option_sections <= TD_MAX_OPTION_SECTIONS) {
+                    dec->zs_active = false;     /* back to file offsets */
                     dec->pos = next;
                     dec->in_options = true;
                     dec->step = ST_SECTION_HEADER;
@@ -1177,6 +1415,7 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             return run_records(dec, sink);
         }
         case ST_NEXT_SECTION:
+            dec->zs_active = false;             /* back to file offsets */
             if (dec->section >= SEC_COUNT) {    /* v7 without a top buffer: latency or nothing */
                 if (dec->text_off) {
                     dec->pos = dec->text_off;
@@ -1201,17 +1440,26 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             uint16_t want_id = dec->in_options ? OPT_DONE
                              : dec->section == SEC_DATA && dec->text_off && dec->nr_cursors == 0
                                ? OPT_BUFFER_TEXT : expected[dec->section];
-            if (flags & SECTION_COMPRESSED) {
-                snprintf(msg, sizeof msg, "compressed trace.dat v7 (%s) not supported in this build",
-                         dec->compression);
-                return fail(dec, dec->pos, "section header", msg);
-            }
             if (id != want_id) {
                 snprintf(msg, sizeof msg, "expected section %u here, got %u", want_id, id);
                 return fail(dec, dec->pos, "section header", msg);
             }
-            dec->pos += 16;
-            dec->section_end = dec->pos + (int64_t)size;
+            bool packed = (flags & SECTION_COMPRESSED) != 0;
+            bool data = !dec->in_options && dec->section == SEC_DATA;
+            if (packed) {
+                int32_t status = check_codec(dec, id);
+                if (status != KS_OK)
+                    return status;
+            }
+            if (packed && !data) {              /* one block: read it whole, parse from memory */
+                bool wait = false;
+                int32_t status = unpack_section(dec, id, size, &wait);
+                if (wait || status != KS_OK)
+                    return status;
+            } else {
+                dec->pos += 16;
+                dec->section_end = dec->pos + (int64_t)size;
+            }
             if (dec->in_options) {
                 dec->options_end = dec->section_end;
                 dec->step = ST_OPTION;
@@ -1224,9 +1472,19 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             case SEC_CMDLINES: dec->step = ST_CMDLINES; break;
             default:
                 if (dec->nr_cursors > 0) {      /* the flyrecord data: the cursors know where */
+                    for (int32_t i = 0; packed && i < dec->nr_cursors; i++) {
+                        td_cursor *c = &dec->cursors[i];
+                        c->z = true;            /* per CPU: u32 count, then the chunks */
+                        c->zstage = Z_COUNT;
+                        c->z_pos = c->chunk_off = c->data_off;
+                    }
                     dec->step = ST_RECORDS;
                     return run_records(dec, sink);
                 }
+                if (packed)
+                    return fail(dec, dec->pos - 16, "latency text",
+                                "compressed latency (BUFFER_TEXT) data is not read: convert the file with "
+                                "trace-cmd convert --compression none");
                 dec->text_end = dec->section_end;
                 dec->step = ST_LATENCY;
                 break;
@@ -1285,9 +1543,13 @@ void ks_tracedat_decoder_free(ks_tracedat_decoder *dec)
 {
     if (!dec)
         return;
-    for (int32_t i = 0; i < dec->nr_cursors; i++)
+    for (int32_t i = 0; i < dec->nr_cursors; i++) {
         free(dec->cursors[i].buf);
+        free(dec->cursors[i].zin);
+    }
     free(dec->cursors);
+    free(dec->zs);
+    td_decompressor_free(dec->unzip);
     td_formats_free(&dec->formats);
     free(dec->comms);
     free(dec->win);
@@ -1329,6 +1591,16 @@ static int32_t end_of_file(ks_tracedat_decoder *dec, ks_event_log *sink)
     if (dec->step == ST_LATENCY) {
         dec->step = ST_DONE;
         return dec->text ? feed_text(dec, NULL, 0, sink) : KS_OK;
+    }
+    if (dec->step == ST_RECORDS && dec->waiting >= 0 && dec->cursors[dec->waiting].z) {
+        td_cursor *c = &dec->cursors[dec->waiting];
+        char what[160];
+        snprintf(what, sizeof what, "truncated: the file ends at byte %lld, %u bytes short of this %s",
+                 (long long)dec->want_off, (unsigned)dec->want_len,
+                 c->zstage == Z_COUNT ? "block's chunk count" : c->zstage == Z_HEADER ? "chunk's header"
+                                                                               : "chunk's compressed data");
+        cursor_fail(dec, c, dec->want_off, what);
+        return KS_ERR_PARSE;
     }
     if (dec->step == ST_RECORDS && dec->waiting >= 0) {
         td_cursor *c = &dec->cursors[dec->waiting];
@@ -1379,6 +1651,19 @@ int32_t ks_tracedat_decoder_feed(ks_tracedat_decoder *dec, int64_t offset, const
             return status;
         return run_header(dec, sink);
     }
+    if (dec->step == ST_RECORDS && dec->cursors[dec->waiting].z) {
+        td_cursor *c = &dec->cursors[dec->waiting];
+        memcpy(c->zin + c->zin_len, chunk, (size_t)n);
+        c->zin_len += (uint32_t)n;
+        c->fetched += n;
+        if (c->zin_len < c->zin_target) {
+            dec->want_off += n;
+            dec->want_len -= n;
+            return KS_OK;
+        }
+        dec->waiting = -1;
+        return run_records(dec, sink);
+    }
     if (dec->step == ST_RECORDS) {
         td_cursor *c = &dec->cursors[dec->waiting];
         memcpy(c->buf + c->buf_len, chunk, (size_t)n);
@@ -1395,6 +1680,8 @@ int32_t ks_tracedat_decoder_feed(ks_tracedat_decoder *dec, int64_t offset, const
     memcpy(dec->win + dec->win_len, chunk, (size_t)n);
     dec->win_len += n;
     int32_t status = run_header(dec, sink);
+    if (status == KS_OK && dec->step == ST_FAILED)
+        return KS_ERR_PARSE;                    /* need() found a decompressed section too short */
     if (status == KS_OK && dec->step != ST_DONE && dec->step != ST_FAILED && dec->want_len == 0)
         return KS_ERR_NO_MEMORY;
     return status;
