@@ -5,7 +5,8 @@
 #
 #   1. Debian packages (apt-get as root; otherwise print the command and stop):
 #      gcc/make, emscripten, chromium, python3-venv, postgresql (for the store tests),
-#      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test)
+#      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test),
+#      libzstd-dev (compressed trace.dat; the wasm build compiles zstd from PyPI sources, 3b)
 #   2. npm packages        (npm ci when package-lock.json changed)
 #   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
 #   4. the C core          (make: native lib + tests, wasm module + tests)
@@ -34,6 +35,8 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgre
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
 dpkg -s busybox-static >/dev/null 2>&1 || missing="$missing busybox-static"
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
+# Compressed trace.dat v7: the native core links Debian's libzstd.
+[ -f /usr/include/zstd.h ] || missing="$missing libzstd-dev"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then
@@ -80,6 +83,9 @@ venv_install() {
 }
 [ -x .venv/bin/kscope ] || rm -f "$stamps/venv"
 when_changed venv "backend/pyproject.toml" venv_install
+
+# --- 3b. zstd sources for the wasm build (a sha256-pinned PyPI sdist, cached in .kscope/vendor)
+sh scripts/fetch-zstd-src.sh || die "fetching the zstd sources failed (scripts/fetch-zstd-src.sh)"
 
 # --- 4. the C core, both builds (make is incremental) -----------------------------
 make -s -C wasm-core all >&2 || die "building wasm-core failed (make -C wasm-core all)"
