@@ -62,6 +62,7 @@ extern const test_case mm_cid_tests[];
 extern const test_case mm_cid_lesson_tests[];
 extern const test_case conform_tests[];
 extern const test_case tracedat_tests[];
+extern const test_case tracedat_compressed_tests[];
 extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
 

@@ -251,6 +251,12 @@ static void real_618_v7_zstd(void)
     ks_event_log *z = decode_file(FIXTURE_DIR "tracecmd_6.18_v7_zstd.dat", &sz, true);
     check_618(z, &sz, 7);
     CHECK_EQ_INT(tt_same_records(v6, z), 130);
+    ks_event_log_free(z);
+    /* The same recording, zlib-compressed by scripts/tracedat-zlib.py (tests/fixtures/README.md):
+     * level-9 zlib streams, as trace-cmd's zlib plugin writes them. */
+    z = decode_file(FIXTURE_DIR "tracecmd_6.18_v7_zlib.dat", &sz, true);
+    check_618(z, &sz, 7);
+    CHECK_EQ_INT(tt_same_records(v6, z), 130);
     ks_event_log_free(v6);
     ks_event_log_free(z);
 }
@@ -372,7 +378,7 @@ const test_case tracedat_tests[] = {
     { "trace.dat: corpus LISA v6 (arm64 4.19), one feed, 7-byte and 64 KiB feeds", corpus_lisa_v6 },
     { "trace.dat: corpus gpuvis v6 with non-standard option 8", corpus_gpuvis_option_8 },
     { "trace.dat: 6.18 recording as v6 and v7 give the same records", real_618_v6_and_v7 },
-    { "trace.dat: 6.18 recording as v7+zstd gives the v6 records", real_618_v7_zstd },
+    { "trace.dat: 6.18 recording as v7+zstd and v7+zlib gives the v6 records", real_618_v7_zstd },
     { "trace.dat: truncated files are reported with the offset", truncated_files_are_reported },
     { "trace.dat: a text file is not a trace.dat", text_named_dat_is_not_a_trace_dat },
     { "trace.dat: corrupted bytes end with a status", corrupted_files_do_not_crash },

@@ -296,14 +296,14 @@ static bool dynamic(inflate_state *s)
         s->err = "a dynamic block without an end-of-block code";
         return false;
     }
-    /* Incomplete codes are allowed only when they hold a single code of length 1 (as zlib). */
+    /* An incomplete code is allowed only when it is a single code of length 1 (as zlib). */
     int32_t err = construct(&lencode, lengths, nlen);
-    if (err < 0 || (err > 0 && nlen - lencode.count[0] != 1)) {
+    if (err < 0 || (err > 0 && nlen != lencode.count[0] + lencode.count[1])) {
         s->err = "a dynamic block with a broken literal/length code";
         return false;
     }
     err = construct(&distcode, lengths + nlen, ndist);
-    if (err < 0 || (err > 0 && ndist - distcode.count[0] != 1)) {
+    if (err < 0 || (err > 0 && ndist != distcode.count[0] + distcode.count[1])) {
         s->err = "a dynamic block with a broken distance code";
         return false;
     }

@@ -1595,10 +1595,9 @@ static int32_t end_of_file(ks_tracedat_decoder *dec, ks_event_log *sink)
     if (dec->step == ST_RECORDS && dec->waiting >= 0 && dec->cursors[dec->waiting].z) {
         td_cursor *c = &dec->cursors[dec->waiting];
         char what[160];
-        snprintf(what, sizeof what, "truncated: the file ends at byte %lld, %u bytes short of this %s",
+        snprintf(what, sizeof what, "truncated: no byte %lld (%u more bytes of its %s)",
                  (long long)dec->want_off, (unsigned)dec->want_len,
-                 c->zstage == Z_COUNT ? "block's chunk count" : c->zstage == Z_HEADER ? "chunk's header"
-                                                                               : "chunk's compressed data");
+                 c->zstage == Z_COUNT ? "chunk count" : c->zstage == Z_HEADER ? "header" : "data");
         cursor_fail(dec, c, dec->want_off, what);
         return KS_ERR_PARSE;
     }
