@@ -38,6 +38,10 @@
  * tgid: -1, except 0 for pid 0 and the tgids of a saved-TGID option when the
  * file has one. cpu: the CPU whose block the record came from.
  *
+ * Compressed v7 files (zstd, zlib: what trace-cmd 3.x writes by default) are
+ * decompressed on the way, one section or one per-CPU chunk at a time; memory
+ * stays bounded by the largest chunk (trace-cmd: 10 pages) per CPU.
+ *
  * Formats, variants and limits: src/trace/README.md.
  */
 #ifndef KSCOPE_TRACEDAT_H
@@ -69,7 +73,8 @@
  *     36  page_size       i32   ring-buffer page size
  *     40  big_endian      i32   1 if the file is big-endian
  *     44  status          i32   KS_OK, or why decoding stopped (KS_ERR_PARSE: not a trace.dat,
- *                               truncated, compressed, unsupported ...) - see first_error
+ *                               truncated, a compressed block that does not decompress,
+ *                               unsupported ...) - see first_error
  *     48  error_offset    i64   file offset of first_error (-1: none)
  *     56  bytes_fed       i64   bytes handed to feed (for MB/s)
  *     64  skipped_buffers u32   trace instances (-B) other than the top one: not decoded

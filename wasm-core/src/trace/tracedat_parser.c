@@ -25,8 +25,24 @@
  * each other section's offset (16 header info, 17 ftrace formats, 18 event
  * formats, 21 cmdlines; 19 kallsyms and 20 printk are not visited) and the
  * per-CPU data of each instance (BUFFER, id 3: offset, name, clock, page
- * size, cpus x { cpu, offset, size }). A section whose flags say compressed
- * (zstd or zlib) is reported, not read: the core has no decompressor.
+ * size, cpus x { cpu, offset, size }).
+ *
+ * Compressed v7 (the header names "zstd" or "zlib"; a section's flags bit 0 says
+ * it is compressed; tracedat_decompress.h decodes one block at a time):
+ *
+ *     header section:  header { csize:u32 usize:u32 <one block> }
+ *                      -> decompressed whole (<= KS_TRACEDAT_MAX_ITEM) and parsed from
+ *                         memory with the same steps: need() serves the block's bytes
+ *                         while zs_active, errors name the section's file offset
+ *     flyrecord data:  per CPU, at the BUFFER option's offset:
+ *                      count:u32 count x { csize:u32 usize:u32 <block of whole pages> }
+ *                      -> each cursor reads one chunk at a time (Z_COUNT, Z_HEADER,
+ *                         Z_DATA), decompresses it into its page buffer and reads its
+ *                         pages as a batch: memory per CPU is one chunk (trace-cmd
+ *                         writes 10 pages), compressed and not
+ *
+ * A chunk or section that does not decompress stops decoding (its records, and where
+ * the chunks after it start, are lost): status KS_ERR_PARSE, the CPU, chunk and offset.
  *
  * The per-CPU pages are merged by timestamp: one cursor per CPU holds one
  * batch of its pages, the cursor with the oldest next event emits it, and a
