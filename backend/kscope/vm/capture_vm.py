@@ -179,7 +179,8 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     binary = workloads.build(work, req.cache / "bin")
     argv = work.argv(req.threads, req.seconds, req.delay_ms)
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
-        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
+        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30,
+                                 whole_system=work.whole_system)
         initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")
         machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
         data = Path(tmp) / "data.txt"
