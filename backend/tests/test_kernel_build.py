@@ -114,8 +114,9 @@ def test_the_small_fragment_asks_for_what_capture_vm_needs() -> None:
 # --- applying patches to a (tiny, fake) tree ---------------------------------------------------
 
 @needs_patch
-def test_apply_switch_and_reverse_on_a_fake_tree(tmp_path: Path) -> None:
-    tree = tmp_path / "src"
+def test_apply_switch_and_reverse_on_a_fake_tree(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    tree = Path("src")  # a relative tree: patch runs inside it, so every path given to it must be absolute
     (tree / "kernel").mkdir(parents=True)
     (tree / "kernel" / "a.c").write_text("int a = 1;\n")
     p1 = tmp_path / "0001-one.patch"

@@ -113,7 +113,7 @@ def _save_series(tree: Path, items: list[Applied]) -> None:
 
 
 def _patch(tree: Path, patch_file: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["patch", "-p1", "-f", "--no-backup-if-mismatch", "-i", str(patch_file), *extra],
+    return subprocess.run(["patch", "-p1", "-f", "--no-backup-if-mismatch", "-i", str(patch_file.resolve()), *extra],
                           cwd=tree, capture_output=True, text=True)
 
 
@@ -143,7 +143,7 @@ def _reverse_all(tree: Path, items: list[Applied]) -> None:
         copy = tree / APPLIED / f"{item.sha256}.patch"
         done = _patch(tree, copy, "-R")
         if done.returncode != 0:
-            raise SourceError(f"could not take {item.name} back out of {tree} ({done.stdout.strip()[-300:]}); "
+            raise SourceError(f"could not take {item.name} back out of {tree} ({(done.stdout + done.stderr).strip()[-300:]}); "
                               f"delete {tree} and build again")
         items = items[:-1]
         _save_series(tree, items)
