@@ -136,6 +136,27 @@ def test_apply_switch_and_reverse_on_a_fake_tree(tmp_path: Path, monkeypatch) ->
 
 
 @needs_patch
+def test_a_common_leading_run_of_patches_stays_applied(tmp_path: Path) -> None:
+    tree = tmp_path / "src"
+    (tree / "kernel").mkdir(parents=True)
+    (tree / "kernel" / "a.c").write_text("int a = 1;\n")
+    (tree / "kernel" / "b.c").write_text("int b = 1;\n")
+    p1 = tmp_path / "0001-a.patch"
+    p1.write_text(_patch_text("kernel/a.c", "int a = 1;", "int a = 2;"))
+    p2 = tmp_path / "0001-b.patch"
+    p2.write_text(_patch_text("kernel/b.c", "int b = 1;", "int b = 2;"))
+    one, two = patches.Patch("mm_cid", p1, "1" * 64), patches.Patch("cpupri", p2, "2" * 64)
+    source.apply(tree, [one], "6.12.test", [])
+    before = (tree / "kernel/a.c").stat().st_mtime_ns
+    log: list[str] = []
+    assert source.apply(tree, [one, two], "6.12.test", log)
+    assert log == ["patch -p1 < " + two.label()]  # nothing reversed: a.c is not touched (no rebuild)
+    assert (tree / "kernel/a.c").stat().st_mtime_ns == before
+    assert (tree / "kernel/b.c").read_text() == "int b = 2;\n"
+    assert [a.sha256 for a in source.applied(tree)] == ["1" * 64, "2" * 64]
+
+
+@needs_patch
 def test_a_patch_that_does_not_apply_names_the_file_and_the_hunk_and_leaves_the_tree_clean(tmp_path: Path) -> None:
     tree = tmp_path / "src"
     (tree / "kernel").mkdir(parents=True)

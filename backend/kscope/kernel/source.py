@@ -4,9 +4,9 @@
     tar -xJ --strip-components=1                     -> <cache>/src-<hash of package version>/
 
 One tree per source version, reused by every build: switching patch selections
-reverse-applies the patches in place (copies of them are kept in the tree's
-`.kscope-applied/`) and applies the new ones, so only the files they touch are
-rebuilt. A patch that does not apply is checked with `patch --dry-run` first and
+reverse-applies the patches that differ in place (copies of them are kept in the
+tree's `.kscope-applied/`; a common leading run stays) and applies the new ones, so
+only the files they touch are rebuilt. A patch that does not apply is checked with `patch --dry-run` first and
 reported with its file and the failing hunks; nothing of it is left in the tree,
 and the patches applied before it in the same run are reversed.
 """
@@ -138,31 +138,37 @@ def hunk_failures(output: str) -> list[str]:
     return failures
 
 
-def _reverse_all(tree: Path, items: list[Applied]) -> None:
-    for item in reversed(items):
+def _reverse_all(tree: Path, items: list[Applied], keep: int = 0) -> None:
+    """Reverses items[keep:], last first, saving the series after each."""
+    for item in reversed(items[keep:]):
         copy = tree / APPLIED / f"{item.sha256}.patch"
         done = _patch(tree, copy, "-R")
         if done.returncode != 0:
-            raise SourceError(f"could not take {item.name} back out of {tree} ({(done.stdout + done.stderr).strip()[-300:]}); "
-                              f"delete {tree} and build again")
+            said = (done.stdout + done.stderr).strip()[-300:]
+            raise SourceError(f"could not take {item.name} back out of {tree} ({said}); delete {tree} and build again")
         items = items[:-1]
         _save_series(tree, items)
 
 
 def apply(tree: Path, patches: list[Patch], version: str, log: list[str]) -> bool:
-    """Makes tree hold exactly `patches` on top of the pristine source; True if anything changed."""
+    """Makes tree hold exactly `patches` on top of the pristine source; True if anything changed.
+    Patches already applied in the same order as a prefix stay in (their files keep their
+    times, so make does not rebuild what they touch); only the rest is reversed and applied."""
     want = [Applied(p.path.name, p.sha256) for p in patches]
     have = applied(tree)
-    if [a.sha256 for a in have] == [w.sha256 for w in want]:
+    keep = 0
+    while keep < min(len(have), len(want)) and have[keep].sha256 == want[keep].sha256:
+        keep += 1
+    if keep == len(have) == len(want):
         return False
-    if have:
-        log.append(f"patch -R: {', '.join(a.name for a in reversed(have))}")
-        _reverse_all(tree, have)
-    done_now: list[Applied] = []
-    for patch in patches:
+    if keep < len(have):
+        log.append(f"patch -R: {', '.join(a.name for a in reversed(have[keep:]))}")
+        _reverse_all(tree, have, keep)
+    done_now = list(have[:keep])
+    for patch in patches[keep:]:
         dry = _patch(tree, patch.path, "--dry-run")
         if dry.returncode != 0:
-            _reverse_all(tree, done_now)
+            _reverse_all(tree, done_now, keep)
             raise PatchApplyError(patch.path, version, hunk_failures(dry.stdout + dry.stderr), dry.stdout + dry.stderr)
         (tree / APPLIED).mkdir(exist_ok=True)
         shutil.copyfile(patch.path, tree / APPLIED / f"{patch.sha256}.patch")
