@@ -16,6 +16,7 @@ from typing import Any
 from kscope import __version__, simulate, text_report, topology, topology_files, units
 from kscope.bench import node
 from kscope.core.config import get_settings
+from kscope.kernel import cli as kernel_cli
 from kscope.ingest.sources import InputError
 from kscope.native import core
 from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
@@ -190,7 +191,7 @@ def cmd_capture_vm(args: argparse.Namespace) -> int:
                                    kernel=args.kernel, smp=args.smp, numa=args.numa, memory_mib=args.memory,
                                    cmdline=" ".join(args.cmdline or []), threads=args.threads,
                                    delay_ms=args.delay_ms, accel=args.accel, timeout=args.timeout,
-                                   install=not args.no_install)
+                                   install=not args.no_install, patches=args.patches)
     try:
         document = capture_vm.capture_vm(request)
     except (deps.MissingTool, capture_vm.VmRequestError) as err:
@@ -258,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_parsers(sub)
     _add_capture_parser(sub)
     _add_capture_vm_parser(sub)
+    kernel_cli.add_parser(sub)
     _add_bench_parser(sub)
     _add_repro_parser(sub)
     return parser
@@ -379,8 +381,10 @@ def _add_capture_vm_parser(sub: Any) -> None:
     vm = sub.add_parser("capture-vm", help="boot a kernel in QEMU with a chosen CPU/NUMA shape, run a workload, "
                                            "record its scheduler events")
     vm.add_argument("--kernel", default="debian",
-                    help="'debian' (Debian's 6.12 image, fetched into .kscope/vm/ without installing it) "
-                         "or a bzImage path (default debian)")
+                    help="'debian' (Debian's 6.12 image, fetched into .kscope/vm/ without installing it), "
+                         "'built' (the newest `kscope kernel build`) or a bzImage path (default debian)")
+    vm.add_argument("--patches", metavar="SETS", help="with --kernel built: the build's patch sets "
+                                                      "(e.g. mm_cid,trace; default: the newest build)")
     vm.add_argument("--smp", type=_positive, default=16, help="vCPUs (default 16)")
     vm.add_argument("--numa", type=_positive, default=4, help="NUMA nodes, one socket each (default 4)")
     vm.add_argument("--memory", type=_positive, default=2048, metavar="MIB", help="guest memory (default 2048)")

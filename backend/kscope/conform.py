@@ -37,6 +37,19 @@ def variant_for_kernel(kernel: str) -> str:
     return "v6.18"
 
 
+def variant_for_capture(kernel: str, meta: dict[str, str]) -> tuple[str, str]:
+    """(variant, what decided it): a kscope-built 6.12 with the mm_cid patch (capture-vm
+    writes `# kscope: patches=` and `cmdline=`) runs the 7e019dc design, v6.13 in the model,
+    when booted with kscope_mm_cid=recent, and 6.12's allocator otherwise."""
+    patched = "mm_cid" in (meta.get("patches") or "").split(",")
+    mode = re.search(r"(?:^|\s)kscope_mm_cid=(\S+)", meta.get("cmdline") or "")
+    if patched and variant_for_kernel(kernel) == "v6.12":
+        if mode and mode.group(1) == "recent":
+            return "v6.13", "kscope_mm_cid=recent"
+        return "v6.12", f"kscope_mm_cid={mode.group(1) if mode else 'legacy'}"
+    return variant_for_kernel(kernel), "kernel"
+
+
 def _decode(data: Path, source: str) -> tuple[np.ndarray, formats.DecodeReport]:
     fmt = formats.detect(data, source)
     parts: dict[int, list[bytes]] = {}
@@ -72,7 +85,7 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
         items, report = _decode(data, source)
     rec = items.view(records.RECORD)
     kernel = meta.get("kernel") or str(report.extra.get("uname") or "")
-    chosen = variant_for_kernel(kernel) if variant == "auto" else variant
+    chosen, decided_by = variant_for_capture(kernel, meta) if variant == "auto" else (variant, "option")
     cpus = nr_cpus or int(meta.get("smp") or 0) or report.nr_cpus
     if len(rec):
         cpus = max(cpus, int(rec["cpu"].max()) + 1)
@@ -84,7 +97,7 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
         first = replay.disagreements()
     return {
         "file": str(path), "format": report.format, "kernel": kernel or None, "variant": chosen,
-        "variant_from": "kernel" if variant == "auto" else "option", "hz": s["hz"], "nr_cpus": s["nr_cpus"],
+        "variant_from": decided_by, "hz": s["hz"], "nr_cpus": s["nr_cpus"],
         "events": s["events"], "rseq_updates": s["rseq_updates"], "compared": s["compared"],
         "agree": s["agree"], "disagree": s["disagree"],
         "agreement": (s["agree"] / s["compared"]) if s["compared"] else None,
@@ -101,7 +114,9 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
 def render(doc: dict[str, Any]) -> str:
     agreement = "n/a" if doc["agreement"] is None else f"{doc['agreement']:.4f}"
     lines = [
-        f"{doc['file']}: kernel {doc['kernel'] or '?'} -> mm_cid:{doc['variant']} (HZ {doc['hz']}, "
+        f"{doc['file']}: kernel {doc['kernel'] or '?'}"
+        + (f" with {doc['variant_from']}" if doc["variant_from"].startswith("kscope_mm_cid=") else "")
+        + f" -> mm_cid:{doc['variant']} (HZ {doc['hz']}, "
         f"{doc['nr_cpus']} CPUs)",
         f"  rseq_updates {doc['rseq_updates']}  compared {doc['compared']}  agree {doc['agree']}  "
         f"agreement {agreement}",

@@ -100,3 +100,16 @@ def test_variant_for_kernel() -> None:
     assert variant_for_kernel("6.17.9") == "v6.13"
     assert variant_for_kernel("Linux vm 6.18.44-fc-v669 x86_64") == "v6.18"
     assert variant_for_kernel("7.0") == "v6.18"
+
+
+def test_variant_for_a_kscope_built_612_follows_its_boot_parameter() -> None:
+    from kscope.conform import variant_for_capture
+
+    meta = {"patches": "mm_cid,trace", "cmdline": "console=ttyS0 quiet kscope_mm_cid=recent"}
+    assert variant_for_capture("6.12.117", meta) == ("v6.13", "kscope_mm_cid=recent")
+    assert variant_for_capture("6.12.117", {**meta, "cmdline": "kscope_mm_cid=legacy"}) == \
+        ("v6.12", "kscope_mm_cid=legacy")
+    assert variant_for_capture("6.12.117", {**meta, "cmdline": "console=ttyS0"}) == ("v6.12", "kscope_mm_cid=legacy")
+    # Without the patch the parameter means nothing; later kernels go by version.
+    assert variant_for_capture("6.12.117", {"cmdline": "kscope_mm_cid=recent"}) == ("v6.12", "kernel")
+    assert variant_for_capture("6.18.2", meta) == ("v6.18", "kernel")

@@ -65,6 +65,16 @@ def test_init_script_enables_events_runs_the_workload_and_marks_sections() -> No
     assert '"@@KSCOPE-BEGIN $1@@"' in init and "> /dev/ttyS1" in init
 
 
+def test_whole_system_workloads_are_not_limited_to_their_pids() -> None:
+    rt = workloads.WORKLOADS["rt"]
+    assert rt.whole_system and "kscope:kscope_cpupri_set" in rt.events and "kscope:kscope_cpupri_find" in rt.events
+    init = guest.init_script(rt.argv(16, 2, 200), list(rt.events), rt.buffer_kb, 38, whole_system=rt.whole_system)
+    assert "set_event_pid" not in init
+    assert "sh -c 'exec \"$@\"' kscope-run /work/rt 16 1000 2 99 > /tmp/workload.out" in init
+    assert "kscope:kscope_cpupri_set kscope:kscope_cpupri_find" in init
+    assert not any(w.whole_system for name, w in workloads.WORKLOADS.items() if name != "rt")
+
+
 # --- serial log --------------------------------------------------------------------------------
 
 def test_sections_handle_crlf_and_interleaved_kernel_messages() -> None:

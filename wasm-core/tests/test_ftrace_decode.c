@@ -500,6 +500,103 @@ static void overlong_lines_are_reported_not_kept(void)
     free(text);
 }
 
+/* ---- kscope's own tracepoints (kernel-patches/cpupri-per-node/6.12) ------------- */
+
+/*
+ * Splits a generic record's "key=value ..." text into names and integer values
+ * (at most max pairs); returns the pair count, -1 if a word is not key=<int>.
+ */
+static int32_t named_int_fields(const char *text, char names[][24], long *values, int32_t max)
+{
+    int32_t n = 0;
+    const char *at = text;
+    while (*at) {
+        while (*at == ' ')
+            at++;
+        if (!*at)
+            break;
+        const char *eq = strchr(at, '=');
+        const char *end = strchr(at, ' ');
+        if (!end)
+            end = at + strlen(at);
+        if (n >= max || !eq || eq > end || eq == at || (size_t)(eq - at) >= sizeof names[0])
+            return -1;
+        memcpy(names[n], at, (size_t)(eq - at));
+        names[n][eq - at] = '\0';
+        char *num_end = NULL;
+        values[n] = strtol(eq + 1, &num_end, 10);
+        if (num_end != end || num_end == eq + 1)
+            return -1;
+        n++;
+        at = end;
+    }
+    return n;
+}
+
+/* One generic record: its header and its named fields, in the kernel's order. */
+static void check_kscope_record(const ks_event_log *log, const ks_event *ev, const char *name,
+                                int32_t cpu, int32_t pid, int32_t tgid, uint64_t ts_ns,
+                                const char *const *keys, const long *values, int32_t n)
+{
+    CHECK(ev != NULL);
+    if (!ev)
+        return;
+    CHECK_EQ_INT(ev->type, KS_EV_GENERIC);
+    CHECK_EQ_STR(ks_event_log_text(log, ev->u.generic.name_off), name);
+    CHECK_EQ_INT(ev->cpu, cpu);
+    CHECK_EQ_INT(ev->pid, pid);
+    CHECK_EQ_INT(ev->tgid, tgid);
+    CHECK(ev->ts_ns == ts_ns);
+    char got_keys[8][24];
+    long got[8];
+    CHECK_EQ_INT(named_int_fields(ks_event_log_text(log, ev->u.generic.fields_off), got_keys, got, 8), n);
+    for (int32_t i = 0; i < n && i < 8; i++) {
+        CHECK_EQ_STR(got_keys[i], keys[i]);
+        CHECK_EQ_INT(got[i], values[i]);
+    }
+}
+
+/*
+ * The lines kernel-patches/cpupri-per-node/6.12's tracepoints print (TP_printk
+ * "cpu=%d old_pri=%d new_pri=%d node=%d" and "pri=%d nodes_scanned=%d found=%d"),
+ * with the prefix of a 6.12 guest's tracefs (record-tgid on, as capture-vm sets
+ * it) and without the tgid column: generic records named after the tracepoint,
+ * every field readable by name, negative levels (-1: CPU leaving cpupri) kept
+ * (the idle task's "(-------)" tgid reads as 0, a line without the column as -1).
+ */
+static void kscope_cpupri_lines_are_generic_with_named_fields(void)
+{
+    static const char text[] =
+        "# tracer: nop\n"
+        "#\n"
+        "     rt_periodic-93      (     92) [005] d..2.     9.120481: kscope_cpupri_set: cpu=5 old_pri=0 new_pri=99 node=1\n"
+        "          <idle>-0       (-------) [012] d.h2.     9.120502: kscope_cpupri_find: pri=99 nodes_scanned=4 found=1\n"
+        "     rt_periodic-94      (     92) [012] d..2.     9.120533: kscope_cpupri_set: cpu=12 old_pri=99 new_pri=-1 node=3\n"
+        "     ksoftirqd/3-31      [003] ..s1.    10.000001: kscope_cpupri_find: pri=1 nodes_scanned=0 found=0\n";
+    static const char *const set_keys[] = { "cpu", "old_pri", "new_pri", "node" };
+    static const char *const find_keys[] = { "pri", "nodes_scanned", "found" };
+    ks_ftrace_stats st;
+    ks_event_log *log = decode_text(text, &st);
+    CHECK_EQ_INT(st.malformed_lines, 0);
+    CHECK_EQ_INT(st.events, 4);
+    CHECK_EQ_INT(st.generic_events, 4);
+    CHECK_EQ_INT(count_types(log, "kscope_cpupri_set").named, 2);
+    CHECK_EQ_INT(count_types(log, "kscope_cpupri_find").named, 2);
+    const ks_event *ev = ks_event_log_data(log);
+    CHECK_EQ_INT(ks_event_log_count(log), 4);
+    if (ks_event_log_count(log) == 4) {
+        check_kscope_record(log, &ev[0], "kscope_cpupri_set", 5, 93, 92, 9120481000ull, set_keys,
+                            (const long[]){ 5, 0, 99, 1 }, 4);
+        check_kscope_record(log, &ev[1], "kscope_cpupri_find", 12, 0, 0, 9120502000ull, find_keys,
+                            (const long[]){ 99, 4, 1 }, 3);
+        check_kscope_record(log, &ev[2], "kscope_cpupri_set", 12, 94, 92, 9120533000ull, set_keys,
+                            (const long[]){ 12, 99, -1, 3 }, 4);
+        check_kscope_record(log, &ev[3], "kscope_cpupri_find", 3, 31, -1, 10000001000ull, find_keys,
+                            (const long[]){ 1, 0, 0 }, 3);
+    }
+    ks_event_log_free(log);
+}
+
 static void bad_arguments_are_refused(void)
 {
     ks_ftrace_decoder *dec = NULL;
@@ -535,5 +632,7 @@ const test_case ftrace_decode_tests[] = {
     { "ftrace decode: malformed lines do not stop the rest", malformed_lines_keep_the_first_error_and_go_on },
     { "ftrace decode: overlong lines are reported", overlong_lines_are_reported_not_kept },
     { "ftrace decode: bad arguments are refused", bad_arguments_are_refused },
+    { "ftrace decode: kscope_cpupri_* lines are generic records with named fields",
+      kscope_cpupri_lines_are_generic_with_named_fields },
     { 0 },
 };

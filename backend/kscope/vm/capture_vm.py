@@ -37,7 +37,8 @@ class VmRequest:
     workload: str
     seconds: float
     output: Path
-    kernel: str = "debian"  # "debian" or a path to a bzImage/vmlinuz
+    kernel: str = "debian"  # "debian", "built" (kscope kernel build's newest) or a bzImage/vmlinuz path
+    patches: str | None = None  # with "built": the patch sets the build must have (None: any)
     smp: int = 16
     numa: int = 4
     memory_mib: int = 2048
@@ -69,9 +70,25 @@ def _check(req: VmRequest) -> workloads.Workload:
     return workloads.WORKLOADS[req.workload]
 
 
-def _kernel(req: VmRequest, log: list[str]) -> Path:
+def _kernel(req: VmRequest, log: list[str], meta: dict[str, str]) -> Path:
+    """The image to boot; meta gets kernel_image= (and build= / patches= for a kscope build)."""
     if req.kernel == "debian":
+        meta["kernel_image"] = "debian"
         return deps.ensure_debian_kernel(req.cache, req.install, log)
+    if req.kernel == "built":
+        from kscope.kernel import build, patches
+
+        try:
+            names = None if req.patches is None else patches.parse_names(req.patches)
+            doc = build.find_built(names)
+        except (build.NoBuiltKernel, patches.PatchSelectionError) as err:
+            raise VmRequestError(f"--kernel built: {err}") from err
+        meta.update({"kernel_image": "built", "build": doc["key"], "patches": doc["patches"],
+                     "source_version": doc.get("source_version", "")})
+        return Path(doc["bzImage"])
+    if req.patches is not None:
+        raise VmRequestError("--patches goes with --kernel built")
+    meta["kernel_image"] = "path"
     path = Path(req.kernel)
     if not path.is_file():
         raise VmRequestError(f"--kernel {req.kernel}: no such file (give 'debian' or a bzImage path)")
@@ -173,13 +190,15 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     work = _check(req)
     log: list[str] = []
     busybox = deps.ensure_host_tools(req.install, log)
-    kernel = _kernel(req, log)
+    image_meta: dict[str, str] = {}
+    kernel = _kernel(req, log, image_meta)
     for line in log:
         _say(f"ran: {line}")
     binary = workloads.build(work, req.cache / "bin")
     argv = work.argv(req.threads, req.seconds, req.delay_ms)
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
-        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
+        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30,
+                                 whole_system=work.whole_system)
         initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")
         machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
         data = Path(tmp) / "data.txt"
@@ -195,7 +214,7 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
             "numa": str(nodes),
             "memory_mib": str(req.memory_mib), "events": ",".join(enabled), "workload": work.name,
             "command": " ".join(argv), "seconds": f"{req.seconds:.3f}", "result": result,
-            "exit": str(status), "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(),
+            "exit": str(status), "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(), **image_meta,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     header = _header(meta, sysfs)
     header_lines = header.count(b"\n")
@@ -207,7 +226,8 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     topo_path = req.output.with_name(req.output.name + ".topology")
     topo_path.write_bytes(sysfs)
     by_type = count_events(found["trace"])
-    return {"kernel": meta["kernel"], "accel": boot.accel, "smp": req.smp, "numa": req.numa,
+    return {"kernel": meta["kernel"], **image_meta, "cmdline": meta["cmdline"],
+            "accel": boot.accel, "smp": req.smp, "numa": req.numa,
             "guest_numa_nodes": nodes, "workload": work.name, "seconds": req.seconds,
             "events": sum(by_type.values()), "by_type": dict(by_type.most_common()),
             "boot_s": _round(boot.boot_s), "total_s": _round(time.monotonic() - started),

@@ -4,7 +4,8 @@
 marker on the console (the host's sign that this accelerator works), enables
 the tracepoints for the workload's process and its threads/children only
 (set_event_pid + event-fork, as `kscope capture -- CMD` does; a sched_switch
-is kept when either side is one of them), runs the workload once (killed if it
+is kept when either side is one of them) unless the workload traces the whole
+system (`rt`: cpupri runs in whatever task is current), runs the workload once (killed if it
 overstays a limit), stops tracing, and writes sections to the data port
 (ttyS1, a file on the host) between serial.py's markers:
 
@@ -50,7 +51,7 @@ done
 {filters}
 echo 1 > $T/options/event-fork
 echo 1 > $T/tracing_on
-timeout -s KILL {limit} sh -c 'echo $$ > {tracefs}/set_event_pid; exec "$@"' kscope-run {argv} > /tmp/workload.out 2>&1
+timeout -s KILL {limit} sh -c '{pid_filter}exec "$@"' kscope-run {argv} > /tmp/workload.out 2>&1
 echo "exit=$?" >> /tmp/workload.out
 echo 0 > $T/tracing_on
 stty -F {port} raw -echo 2>/dev/null
@@ -74,8 +75,11 @@ poweroff -f
 KMEM_FILTER = 'name ~ "vm_area_struct" || name ~ "maple_node"'
 
 
-def init_script(argv: list[str], events: list[str], buffer_kb: int, limit_s: int = 600) -> str:
-    """The /init text for one capture; the workload is killed after limit_s seconds (the trace still comes)."""
+def init_script(argv: list[str], events: list[str], buffer_kb: int, limit_s: int = 600,
+                whole_system: bool = False) -> str:
+    """The /init text for one capture; the workload is killed after limit_s seconds (the trace still comes).
+
+    whole_system: record every task's events, not only the workload's (no set_event_pid)."""
     filters = ""
     for e in events:
         if e.startswith("kmem:kmem_cache_"):
@@ -86,6 +90,7 @@ def init_script(argv: list[str], events: list[str], buffer_kb: int, limit_s: int
                                           for f in CACHE_FILES)
     return _INIT.format(boot=BOOT_MARKER, done=DONE_MARKER, buffer_kb=buffer_kb, events=" ".join(events),
                         filters=filters.rstrip(), argv=shlex.join(argv), tracefs=TRACEFS, limit=limit_s,
+                        pid_filter="" if whole_system else f"echo $$ > {TRACEFS}/set_event_pid; ",
                         port=DATA_PORT,
                         begin_fmt=serial.BEGIN.format("$1"), end_fmt=serial.END.format("$1"),
                         topology_globs=topology_globs, cache_globs=cache_globs)
