@@ -94,7 +94,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from kscope.bench import core_bench, frame_bench, ingest_bench
 
     if args.target == "ingest":
-        document = ingest_bench.run(args.events if args.events != 5_000_000 else 1_000_000, args.big)
+        document = ingest_bench.run(args.events if args.events != 5_000_000 else 1_000_000, args.big,
+                                    dat_events=args.dat_events)
     elif args.target == "core":
         try:
             document = core_bench.run(args.events, args.repeat)
@@ -412,6 +413,8 @@ def _add_bench_parser(sub: Any) -> None:
                        help="core: events per run (default 5M); ingest: the small trace (default 1M)")
     bench.add_argument("--big", type=_non_negative, default=10_000_000,
                        help="ingest: the big trace's events (default 10M; 0 skips it)")
+    bench.add_argument("--dat-events", type=_non_negative, default=1_000_000,
+                       help="ingest: events of the trace.dat captured from this kernel (default 1M; 0 skips it)")
     bench.add_argument("--repeat", type=_positive, default=3, help="core: runs per side, best counts (default 3)")
     bench.add_argument("--frames", type=_positive, default=500, help="frame: timed frames (default 500)")
     bench.add_argument("--tick", type=_duration, default=100_000, metavar="DURATION",

@@ -43,7 +43,7 @@ class Format:
     name: str
     detected_as: tuple[str, ...]  # ks_trace_format_name()s this decoder takes
     sniff: Callable[[bytes], bool] | None  # fallback when the core has no detector
-    decode: Callable[..., DecodeReport]  # (path, source, on_batch, progress, threads=0)
+    decode: Callable[..., DecodeReport]  # (path, source, on_batch, progress, threads=0, batch_events=0)
     description: str
 
 

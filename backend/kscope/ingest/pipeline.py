@@ -24,7 +24,8 @@ import pyarrow as pa
 
 from kscope.ingest import formats, records
 from kscope.ingest.sources import InputError, Limits, compression_of, decompress
-from kscope.native.events import EVENT_TYPES
+from kscope.native.columns import ColumnBuilder, Columns
+from kscope.native.events import EVENT_SIZE, EVENT_TYPES
 from kscope.store import lod
 from kscope.store.events import EVENTS_FILE, EventWriter
 from kscope.store.meta import TraceRecord
@@ -51,24 +52,23 @@ class _Tally:
     t_last: int | None = None
     switches: lod.SwitchLog = field(default_factory=lod.SwitchLog)
 
-    def add(self, rec: np.ndarray, table: pa.Table) -> None:
-        n = len(rec)
+    def add(self, cols: Columns, table: pa.Table) -> None:
+        n = cols.n
+        if n == 0:
+            return
         self.events += n
-        t = rec["type"]
-        self.type_counts += np.bincount(t, minlength=len(EVENT_TYPES))[: len(EVENT_TYPES)]
-        if self.type_counts[records.GENERIC]:
+        self.type_counts += cols.type_counts[: len(EVENT_TYPES)]
+        if cols.type_counts[records.GENERIC]:
             for item in table["name"].value_counts().to_pylist():
                 if item["values"] is not None:
                     self.generic_names[item["values"]] = self.generic_names.get(item["values"], 0) + item["counts"]
-        self.cpus.update(np.unique(rec["cpu"]).tolist())
-        ts = rec["ts_ns"]
-        lo, hi = int(ts.min()), int(ts.max())
-        self.t_first = lo if self.t_first is None else min(self.t_first, lo)
-        self.t_last = hi if self.t_last is None else max(self.t_last, hi)
+        c = cols.arrays
+        self.cpus.update(np.unique(c["cpu"]).tolist())
+        self.t_first = cols.ts_min if self.t_first is None else min(self.t_first, cols.ts_min)
+        self.t_last = cols.ts_max if self.t_last is None else max(self.t_last, cols.ts_max)
         # Thread ids: the current task's, and those the payloads name (a bitmap, no sort).
-        has_task = t != records.GENERIC
-        ids = np.concatenate((rec["pid"], rec["p_pid"][has_task & (t != records.RSEQ)],
-                              rec["next_pid"][t == records.SWITCH], rec["child_pid"][t == records.FORK]))
+        # Columns hold 0 where a type has no such field, and 0 (idle) is never counted.
+        ids = np.concatenate((c["pid"], c["task_pid"], c["prev_pid"], c["next_pid"], c["child_pid"]))
         ids = ids[(ids > 0) & (ids < 1 << 26)]
         if len(ids):
             top = int(ids.max())
@@ -77,9 +77,9 @@ class _Tally:
                 grown[: len(self.tid_seen)] = self.tid_seen
                 self.tid_seen = grown
             self.tid_seen[ids] = True
-        sw = np.flatnonzero(t == records.SWITCH)
-        if len(sw):
-            self.switches.add(ts[sw], rec["cpu"][sw], rec["p_pid"][sw], rec["next_pid"][sw])
+        if cols.type_counts[records.SWITCH]:
+            sw = np.flatnonzero(c["type"] == records.SWITCH)
+            self.switches.add(c["ts_ns"][sw], c["cpu"][sw], c["prev_pid"][sw], c["next_pid"][sw])
 
     def by_type(self) -> dict[str, int]:
         counts = {name: int(c) for name, c in zip(EVENT_TYPES, self.type_counts) if c and name != "generic"}
@@ -146,58 +146,32 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         total = data.stat().st_size
         tally = _Tally()
         writer = EventWriter(work / EVENTS_FILE)
-        # Records waiting for the next Parquet write, per part of the input (each part is
-        # in time order; parts decoded side by side are kept apart so row groups stay sorted).
-        pending: dict[int, list[bytes]] = {}
-        arenas: dict[int, list[bytes]] = {}
-        pending_rows: dict[int, int] = {}
+        builder = ColumnBuilder()
+        # One decoded log = one batch: its records become columns grouped by CPU in C
+        # (kscope/columns.h; no GIL held), then Arrow arrays over that same memory, then one
+        # row group per CPU. Parquet encoding runs in a thread of its own, one batch at a time.
+        batch_events = max(settings.ingest_batch_events, 1024)
 
-        def flush(part: int) -> None:
-            # One batch: records sorted by CPU (stable: time order kept), one table, one
-            # row group per CPU.
-            if not pending.get(part):
-                return
-            # Moved as plain 96-byte items: numpy copies a dtype with overlapping fields
-            # field by field, ten times slower.
-            raw = np.frombuffer(b"".join(pending.pop(part)), records.RAW)
-            cpu = raw.view(records.RECORD)["cpu"]
-            rec = raw[np.argsort(cpu, kind="stable")].view(records.RECORD)
-            table = records.to_table(rec, b"".join(arenas.pop(part, [])))
-            pending_rows[part] = 0
-            tally.add(rec, table)
-            # Parquet encoding runs without the GIL in a thread of its own, one batch at a time.
+        def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
+            n = len(raw) // EVENT_SIZE
+            cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, n)
+            table = records.table_of(cols, arena)
+            tally.add(cols, table)
             if writing:
                 writing.pop().result()
             writing.append(pool.submit(writer.write, table))
-
-        def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
-            data = bytes(raw)  # a copy: the C log is freed after this call
-            if arena:
-                base = sum(len(a) for a in arenas.get(part, []))
-                if base:
-                    rec = np.frombuffer(bytearray(data), records.RECORD)
-                    generic = rec["type"] == records.GENERIC
-                    rec["g_name_off"][generic] += base
-                    rec["g_fields_off"][generic] += base
-                    data = rec.tobytes()
-                arenas.setdefault(part, []).append(arena)
-            pending.setdefault(part, []).append(data)
-            pending_rows[part] = pending_rows.get(part, 0) + len(data) // records.EVENT_SIZE
-            if pending_rows[part] >= max(settings.ingest_batch_events, 2048 * len(tally.cpus)):
-                flush(part)
 
         writing: list[Future] = []
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="kscope-parquet") as pool:
                 report = fmt.decode(data, source, on_batch,
                                     lambda done: report_progress("decode", done, total, tally.events),
-                                    threads=settings.ingest_decode_threads)
-                for part in sorted(pending):
-                    flush(part)
+                                    threads=settings.ingest_decode_threads, batch_events=batch_events)
                 if writing:
                     writing.pop().result()
         finally:
             writer.close()
+            builder.close()
         if data != path:
             data.unlink()
         if tally.events == 0:

@@ -1,10 +1,14 @@
 """ks_event records (96 bytes each, event.h) to Arrow columns, without a loop per event.
 
-One numpy structured dtype with overlapping fields reads every layout of the
-payload union at once; each typed column takes its values from the rows whose
-type has that field and is null elsewhere. comm strings go through Arrow's
-dictionary encoding (a few distinct names per million events), and generic
-records' name and fields text is cut out of the log's text arena by offsets.
+The C core (kscope/columns.h, through kscope.native.columns) reads each record
+once and writes every column, its validity bitmap and the comm dictionary ids
+into one buffer; here each region becomes an Arrow buffer without a copy. Each
+typed column takes its values from the rows whose type has that field and is
+null elsewhere. Generic records' name and fields text is cut out of the log's
+text arena by offsets (numpy, vectorized).
+
+The numpy structured dtype RECORD (overlapping fields: every layout of the
+payload union) stays for callers that read records themselves (kscope conform).
 
 Columns (nulls where a type has no such field):
 
@@ -19,6 +23,8 @@ Columns (nulls where a type has no such field):
 
 import numpy as np
 import pyarrow as pa
+
+from kscope.native.columns import ColumnBuilder, Columns
 
 from kscope.native.events import EVENT_SIZE, EVENT_TYPES, TYPE_IDS
 
@@ -65,54 +71,36 @@ def as_records(raw: bytes | memoryview) -> np.ndarray:
     return np.frombuffer(raw, dtype=RECORD)
 
 
-def _ints(values: np.ndarray, mask: np.ndarray | None, arrow_type: pa.DataType = pa.int32()) -> pa.Array:
-    values = np.ascontiguousarray(values)
-    if mask is None:
-        return pa.array(values, arrow_type)
-    return pa.array(values, arrow_type, mask=~mask)
+
+def _buffer(a: np.ndarray) -> pa.Buffer:
+    return pa.py_buffer(a)
 
 
-# int32 words of a record (byte offset / 4) that become columns: one transposing copy
-# reads them all, instead of one strided pass over the records per column.
-_WORDS = {"cpu": 3, "pid": 4, "tgid": 5, "r_cpu_id": 10, "r_node_id": 11, "r_mm_cid": 12, "p_pid": 14,
-          "p_prio": 15, "p_i64": 16, "p_i68": 17, "child_pid": 19, "next_pid": 22, "next_prio": 23}
+def _column(cols: Columns, arrow_type: pa.DataType, values: str, valid: str | None,
+            dictionary: pa.Array | None = None) -> pa.Array:
+    """One Arrow array over the builder's buffer (no copy): values, and a validity bitmap."""
+    nulls = cols.nulls[valid] if valid else 0
+    bitmap = _buffer(cols.arrays[valid]) if nulls else None
+    if nulls == cols.n and cols.n:
+        return pa.nulls(cols.n, arrow_type)
+    if dictionary is not None:
+        return pa.DictionaryArray.from_buffers(arrow_type, cols.n, [bitmap, _buffer(cols.arrays[values])],
+                                               dictionary, null_count=nulls)
+    return pa.Array.from_buffers(arrow_type, cols.n, [bitmap, _buffer(cols.arrays[values])], null_count=nulls)
 
 
-def _word_columns(rec: np.ndarray) -> dict[str, np.ndarray]:
-    words = rec.view(RAW).view("<i4").reshape(len(rec), EVENT_SIZE // 4)
-    block = np.ascontiguousarray(words[:, list(_WORDS.values())].T)
-    return dict(zip(_WORDS, block))
-
-
-def _comms(values: np.ndarray, mask: np.ndarray | None) -> pa.Array:
-    """16-byte NUL-padded names -> dictionary<int32, string> (null where mask is False)."""
-    n = len(values)
-    rows = np.arange(n) if mask is None else np.flatnonzero(mask)
-    if len(rows) == 0:
-        return pa.nulls(n, _DICT_STR)
-    picked = np.ascontiguousarray(values[rows]).view(np.uint8)
-    fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(16), len(rows), [None, pa.py_buffer(picked)])
-    encoded = fixed.dictionary_encode()
-    names = [v.split(b"\0", 1)[0].decode("utf-8", "replace") for v in encoded.dictionary.to_pylist()]
-    indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    if mask is None:
-        return pa.DictionaryArray.from_arrays(pa.array(indices), pa.array(names, pa.string()))
-    full = np.zeros(n, np.int32)
-    full[rows] = indices
-    return pa.DictionaryArray.from_arrays(pa.array(full, mask=~mask), pa.array(names, pa.string()))
-
-
-def _generic_text(rec: np.ndarray, is_generic: np.ndarray, arena: bytes) -> tuple[pa.Array, pa.Array]:
-    """(name, fields) columns, cut out of the text arena at each record's offsets."""
-    n = len(rec)
-    rows = np.flatnonzero(is_generic)
-    if len(rows) == 0:
+def _generic_text(cols: Columns, arena: bytes) -> tuple[pa.Array, pa.Array]:
+    """(name, fields) columns, cut out of the text arena at each generic row's offsets."""
+    n = cols.n
+    if cols.nulls["valid_generic"] == n:
         return pa.nulls(n, _DICT_STR), pa.nulls(n, pa.string())
+    is_generic = cols.arrays["type"] == GENERIC
+    rows = np.flatnonzero(is_generic)
     text = np.frombuffer(arena, np.uint8)
     nuls = np.flatnonzero(text == 0)
     starts = np.empty(2 * len(rows), np.int64)
-    starts[0::2] = rec["g_name_off"][rows]
-    starts[1::2] = rec["g_fields_off"][rows]
+    starts[0::2] = cols.arrays["g_name_off"][rows]
+    starts[1::2] = cols.arrays["g_fields_off"][rows]
     # Each string ends at the first NUL at or after its start.
     lengths = nuls[np.searchsorted(nuls, starts)] - starts
     keep = np.repeat(np.arange(len(lengths)), lengths)  # index of the string each kept byte is in
@@ -136,46 +124,39 @@ def _generic_text(rec: np.ndarray, is_generic: np.ndarray, arena: bytes) -> tupl
     return name_col, fields_col
 
 
+# Arrow column <- (builder column, validity bitmap or None); comm-like columns are dictionaries.
+_LAYOUT = {
+    "ts_ns": ("ts_ns", None), "cpu": ("cpu", None), "pid": ("pid", None), "tgid": ("tgid", None),
+    "task_pid": ("task_pid", "valid_about"), "prio": ("prio", "valid_prio"),
+    "prev_pid": ("prev_pid", "valid_switch"), "prev_prio": ("prev_prio", "valid_switch"),
+    "prev_state": ("prev_state", "valid_switch"), "next_pid": ("next_pid", "valid_switch"),
+    "next_prio": ("next_prio", "valid_switch"), "target_cpu": ("target_cpu", "valid_wakeup"),
+    "orig_cpu": ("orig_cpu", "valid_migrate"), "dest_cpu": ("dest_cpu", "valid_migrate"),
+    "child_pid": ("child_pid", "valid_fork"), "group_dead": ("group_dead", "valid_group_dead"),
+    "cpu_id": ("cpu_id", "valid_rseq"), "node_id": ("node_id", "valid_node_id"),
+    "mm_cid": ("mm_cid", "valid_mm_cid"),
+}
+_COMMS = {"comm": None, "task_comm": "valid_about", "prev_comm": "valid_switch",
+          "next_comm": "valid_switch", "child_comm": "valid_fork"}
+
+
+def table_of(cols: Columns, arena: bytes = b"") -> pa.Table:
+    """The Arrow table (see SCHEMA) of one builder batch; arena: the log's text arena."""
+    names = pa.array(cols.comm_names, pa.string())
+    out: dict[str, pa.Array] = {}
+    for field in SCHEMA:
+        if field.name in _LAYOUT:
+            values, valid = _LAYOUT[field.name]
+            out[field.name] = _column(cols, field.type, values, valid)
+        elif field.name in _COMMS:
+            out[field.name] = _column(cols, field.type, field.name, _COMMS[field.name], names)
+    out["type"] = _column(cols, SCHEMA.field("type").type, "type", None, _TYPE_DICT)
+    out["name"], out["fields"] = _generic_text(cols, arena)
+    return pa.Table.from_arrays([out[f.name] for f in SCHEMA], schema=SCHEMA)
+
+
 def to_table(rec: np.ndarray, arena: bytes = b"") -> pa.Table:
-    """The Arrow table of a structured record array (see SCHEMA)."""
-    w = _word_columns(rec)
-    t = np.ascontiguousarray(rec["type"])
-    is_switch = t == SWITCH
-    is_wakeup = np.isin(t, WAKEUPS)
-    is_migrate = t == MIGRATE
-    is_fork = t == FORK
-    is_exit = np.isin(t, EXITS)
-    is_rseq = t == RSEQ
-    is_generic = t == GENERIC
-    about = is_wakeup | is_migrate | is_exit | is_fork  # payload comm/pid name the task
-    has_prio = is_wakeup | is_migrate | is_exit
-    group_dead = w["p_i64"]
-    cols = {
-        "ts_ns": pa.array(np.ascontiguousarray(rec["ts_ns"]).view(np.int64)),
-        "cpu": _ints(w["cpu"], None),
-        "type": pa.DictionaryArray.from_arrays(pa.array(t.astype(np.int8)), _TYPE_DICT),
-        "pid": _ints(w["pid"], None),
-        "tgid": _ints(w["tgid"], None),
-        "comm": _comms(rec["comm"], None),
-        "task_pid": _ints(w["p_pid"], about),
-        "task_comm": _comms(rec["p_comm"], about),
-        "prio": _ints(w["p_prio"], has_prio),
-        "prev_comm": _comms(rec["p_comm"], is_switch),
-        "prev_pid": _ints(w["p_pid"], is_switch),
-        "prev_prio": _ints(w["p_prio"], is_switch),
-        "prev_state": _ints(rec["p_word64"], is_switch, pa.int64()),
-        "next_comm": _comms(rec["next_comm"], is_switch),
-        "next_pid": _ints(w["next_pid"], is_switch),
-        "next_prio": _ints(w["next_prio"], is_switch),
-        "target_cpu": _ints(w["p_i64"], is_wakeup),
-        "orig_cpu": _ints(w["p_i64"], is_migrate),
-        "dest_cpu": _ints(w["p_i68"], is_migrate),
-        "child_pid": _ints(w["child_pid"], is_fork),
-        "child_comm": _comms(rec["child_comm"], is_fork),
-        "group_dead": _ints(group_dead.astype(np.int8), is_exit & (group_dead >= 0), pa.int8()),
-        "cpu_id": _ints(w["r_cpu_id"], is_rseq),
-        "node_id": _ints(w["r_node_id"], is_rseq & (w["r_node_id"] >= 0)),
-        "mm_cid": _ints(w["r_mm_cid"], is_rseq & (w["r_mm_cid"] >= 0)),
-    }
-    cols["name"], cols["fields"] = _generic_text(rec, is_generic, arena)
-    return pa.Table.from_arrays([cols[f.name] for f in SCHEMA], schema=SCHEMA)
+    """The Arrow table of a structured record array (see SCHEMA), in its own order."""
+    rec = np.ascontiguousarray(rec)
+    with ColumnBuilder() as builder:
+        return table_of(builder.build(rec.ctypes.data, len(rec), by_cpu=False), arena)

@@ -4,7 +4,7 @@ detector (trace_detect.h), as small Python objects.
 Text decoders (perf script, systrace HTML) are fed pieces like the ftrace one;
 the trace.dat decoder asks for file offsets (want) and is fed from there, so a
 caller reads the file with pread and memory stays bounded. Each feed returns a
-fresh EventLog the caller closes. Stats come back as plain dicts.
+fresh EventLog the caller closes, or appends to the log passed as `into`. Stats come back as plain dicts.
 """
 
 import ctypes
@@ -44,11 +44,14 @@ class _Handle:
         self._h = ctypes.c_void_p()
         core.check(getattr(self._lib, f"{self._prefix}_new")(ctypes.byref(self._h)))
 
-    def _into_log(self, call, *args: Any, ok: tuple[int, ...] = (core.KS_OK,)) -> tuple[EventLog, int]:  # type: ignore[no-untyped-def]
-        log = EventLog()
+    def _into_log(self, call, *args: Any, ok: tuple[int, ...] = (core.KS_OK,),  # type: ignore[no-untyped-def]
+                  into: EventLog | None = None) -> tuple[EventLog, int]:
+        """Runs call(handle, *args, log): into `into` if given, else a fresh log."""
+        log = into if into is not None else EventLog()
         status = call(self._h, *args, log.handle)
         if status not in ok:
-            log.close()
+            if into is None:
+                log.close()
             core.check(status)
         return log, status
 
@@ -70,11 +73,11 @@ class PerfDecoder(_Handle):
     _prefix = "ks_perf_decoder"
     FORMATS = {0: "unknown", 1: "perf-script", 2: "perf-sched-timehist", 3: "perf-report"}
 
-    def feed(self, piece: bytes) -> EventLog:
-        return self._into_log(self._lib.ks_perf_decoder_feed, piece, len(piece))[0]
+    def feed(self, piece: bytes, into: EventLog | None = None) -> EventLog:
+        return self._into_log(self._lib.ks_perf_decoder_feed, piece, len(piece), into=into)[0]
 
-    def finish(self) -> EventLog:
-        return self._into_log(self._lib.ks_perf_decoder_finish)[0]
+    def finish(self, into: EventLog | None = None) -> EventLog:
+        return self._into_log(self._lib.ks_perf_decoder_finish, into=into)[0]
 
     def stats(self) -> dict[str, Any]:
         s = st.KsPerfStats()
@@ -89,11 +92,11 @@ class SystraceDecoder(_Handle):
 
     _prefix = "ks_systrace_decoder"
 
-    def feed(self, piece: bytes) -> EventLog:
-        return self._into_log(self._lib.ks_systrace_decoder_feed, piece, len(piece))[0]
+    def feed(self, piece: bytes, into: EventLog | None = None) -> EventLog:
+        return self._into_log(self._lib.ks_systrace_decoder_feed, piece, len(piece), into=into)[0]
 
-    def finish(self) -> EventLog:
-        return self._into_log(self._lib.ks_systrace_decoder_finish)[0]
+    def finish(self, into: EventLog | None = None) -> EventLog:
+        return self._into_log(self._lib.ks_systrace_decoder_finish, into=into)[0]
 
     def stats(self) -> dict[str, Any]:
         s = st.KsSystraceStats()
@@ -116,14 +119,14 @@ class TracedatDecoder(_Handle):
         core.check(self._lib.ks_tracedat_decoder_want(self._h, ctypes.byref(off), ctypes.byref(n)))
         return off.value, n.value
 
-    def feed(self, offset: int, data: bytes) -> tuple[EventLog, bool]:
+    def feed(self, offset: int, data: bytes, into: EventLog | None = None) -> tuple[EventLog, bool]:
         """Feeds bytes read at offset (b"" = end of file); (records, still going)."""
         log, status = self._into_log(self._lib.ks_tracedat_decoder_feed, offset, data, len(data),
-                                     ok=(core.KS_OK, KS_ERR_PARSE))
+                                     ok=(core.KS_OK, KS_ERR_PARSE), into=into)
         return log, status == core.KS_OK
 
-    def finish(self) -> EventLog:
-        return self._into_log(self._lib.ks_tracedat_decoder_finish, ok=(core.KS_OK, KS_ERR_PARSE))[0]
+    def finish(self, into: EventLog | None = None) -> EventLog:
+        return self._into_log(self._lib.ks_tracedat_decoder_finish, ok=(core.KS_OK, KS_ERR_PARSE), into=into)[0]
 
     def stats(self) -> dict[str, Any]:
         s = st.KsTracedatStats()

@@ -163,7 +163,8 @@ class FtraceDecoder:
     """The streaming ftrace text decoder as an object: feed pieces, get event logs back.
 
     Each feed() returns a fresh EventLog holding the records of the lines the piece
-    completed (the caller closes it); finish() returns the last line's. stats() may be
+    completed (the caller closes it), or appends them to `into` and returns that;
+    finish() likewise for the last line. stats() may be
     read at any time (counters so far). The C call runs without the GIL, so a decoder
     thread overlaps with whatever consumes the logs.
     """
@@ -173,21 +174,23 @@ class FtraceDecoder:
         self._handle = ctypes.c_void_p()
         core.check(self._lib.ks_ftrace_decoder_new(ctypes.byref(self._handle)))
 
-    def feed(self, piece: bytes) -> EventLog:
-        log = EventLog()
+    def feed(self, piece: bytes, into: EventLog | None = None) -> EventLog:
+        log = into if into is not None else EventLog()
         try:
             core.check(self._lib.ks_ftrace_decoder_feed(self._handle, piece, len(piece), log.handle))
         except BaseException:
-            log.close()
+            if into is None:
+                log.close()
             raise
         return log
 
-    def finish(self) -> EventLog:
-        log = EventLog()
+    def finish(self, into: EventLog | None = None) -> EventLog:
+        log = into if into is not None else EventLog()
         try:
             core.check(self._lib.ks_ftrace_decoder_finish(self._handle, log.handle))
         except BaseException:
-            log.close()
+            if into is None:
+                log.close()
             raise
         return log
 

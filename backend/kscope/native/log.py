@@ -41,6 +41,10 @@ class EventLog:
         """Records [start, stop) as dicts, generic ones with their name and fields text."""
         return events.decode_events(self.raw(start, stop), self.text)
 
+    def clear(self) -> None:
+        """Empties the log, keeping its memory (views of its records go stale)."""
+        _clear_fn()(self.handle)
+
     def close(self) -> None:
         """Frees the log (idempotent)."""
         if self._handle:
@@ -78,6 +82,14 @@ def text_arena(log: EventLog, last_fields_off: int) -> bytes:
     end = _text_address(log.handle, last_fields_off)
     tail = ctypes.string_at(end)
     return ctypes.string_at(start, end - start + len(tail) + 1)
+
+
+@lru_cache(maxsize=1)
+def _clear_fn():  # type: ignore[no-untyped-def]
+    fn = core.lib()["ks_event_log_clear"]
+    fn.argtypes = [ctypes.c_void_p]
+    fn.restype = None
+    return fn
 
 
 @lru_cache(maxsize=1)

@@ -149,6 +149,8 @@ KS_API int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, in
                                            int32_t pid, int32_t tgid, const char *comm,
                                            const char *name, const char *fields);
 KS_API uint32_t ks_event_log_count(const ks_event_log *log);
+/* Empties the log, keeping its memory for the next appends (a reader's views go stale). */
+KS_API void ks_event_log_clear(ks_event_log *log);
 KS_API const ks_event *ks_event_log_data(const ks_event_log *log);
 
 /* Text at an arena offset taken from a generic record (NULL if out of range). */

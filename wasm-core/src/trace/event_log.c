@@ -137,6 +137,14 @@ int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, int32_t c
     return status;
 }
 
+void ks_event_log_clear(ks_event_log *log)
+{
+    if (log) {
+        log->count = 0;
+        log->text_len = 0;
+    }
+}
+
 uint32_t ks_event_log_count(const ks_event_log *log)
 {
     return log ? log->count : 0;

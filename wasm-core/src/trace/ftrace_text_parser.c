@@ -39,12 +39,14 @@ typedef enum field_kind { FK_COMM, FK_INT, FK_STATE, FK_BOOL } field_kind;
 
 typedef struct field_spec {
     const char *key;
+    uint8_t key_len;            /* strlen(key), so matching a key never measures it */
     uint8_t kind;               /* field_kind */
     uint8_t optional;           /* absent on some kernels: -1 then */
     uint16_t offset;            /* into ks_event */
 } field_spec;
 
-#define FIELD(key, kind, optional, member) { key, kind, optional, offsetof(ks_event, u.member) }
+#define FIELD(key, kind, optional, member) \
+    { key, sizeof key - 1, kind, optional, offsetof(ks_event, u.member) }
 
 /* "sched_switch: prev_comm=my load-x prev_pid=28498 prev_prio=120 prev_state=S ==> next_comm=my load-x next_pid=28500 next_prio=120"
  * "sched_switch:          prev_comm=sh prev_pid=1642 prev_prio=120 prev_state=4096 next_comm=kworker/u12:1 next_pid=46 next_prio=120"   (trace-cmd, 4.19) */
@@ -134,13 +136,24 @@ static text_span skip_separators(text_span s)
     return s;
 }
 
+/* If s starts with the spec's "key=", drops it from *s and returns true. */
+static bool cut_spec_key(text_span *s, const field_spec *spec)
+{
+    int32_t n = spec->key_len;
+    if (s->len <= n || s->at[n] != '=' || memcmp(s->at, spec->key, (size_t)n) != 0)
+        return false;
+    s->at += n + 1;
+    s->len -= n + 1;
+    return true;
+}
+
 /* Moves *rest to the spec's "key=", reading past keys this model does not keep
  * ("success=1"). False if it is not there. */
-static bool seek_key(text_span *rest, const char *key)
+static bool seek_key(text_span *rest, const field_spec *spec)
 {
     for (;;) {
         *rest = skip_separators(*rest);
-        if (ft_cut_key(rest, key))
+        if (cut_spec_key(rest, spec))
             return true;
         if (ft_key_len(*rest) == 0)
             return false;
@@ -150,12 +163,25 @@ static bool seek_key(text_span *rest, const char *key)
     }
 }
 
+/* Offset of the first " key=" of the spec in s (the blank's offset), or -1. */
+static int32_t find_spec_key(text_span s, const field_spec *spec)
+{
+    const char *at = s.at, *end = s.at + s.len;
+    while ((at = memchr(at, ' ', (size_t)(end - at))) != NULL) {
+        text_span after = { at + 1, (int32_t)(end - at - 1) };
+        if (cut_spec_key(&after, spec))
+            return (int32_t)(at - s.at);
+        at++;
+    }
+    return -1;
+}
+
 /* The value after "key=": a comm runs up to " <next key>=", anything else to a blank. */
 static text_span take_value(text_span *rest, const field_spec *spec, const field_spec *next)
 {
     int32_t n = ft_word(*rest).len;
     if (spec->kind == FK_COMM) {
-        int32_t at = next ? ft_find_key(*rest, next->key) : -1;
+        int32_t at = next ? find_spec_key(*rest, next) : -1;
         n = at >= 0 ? at : rest->len;
     }
     text_span value = { rest->at, n };
@@ -211,7 +237,7 @@ static bool parse_fields(text_span payload, tracepoint_fields tp, ks_event *ev,
     for (int32_t i = 0; i < tp.count; i++) {
         const field_spec *spec = &tp.fields[i];
         text_span at = rest;
-        if (!seek_key(&rest, spec->key)) {
+        if (!seek_key(&rest, spec)) {
             if (spec->optional) {
                 int32_t absent = -1;
                 memcpy((char *)ev + spec->offset, &absent, sizeof absent);
@@ -329,10 +355,23 @@ static bool read_meta_line(ks_ftrace_decoder *dec, text_span line)
     return false;
 }
 
-/* The first control byte of a line (binary data), or -1. Tabs are text. */
+/* The first control byte of a line (binary data), or -1. Tabs are text.
+ * Eight bytes at a time: a word with no byte below 0x20 and none equal to 0x7f
+ * (the usual case: plain text) is skipped whole; a word that has one (a tab,
+ * or real binary) is looked at byte by byte. */
 static int32_t find_control_byte(text_span line)
 {
-    for (int32_t i = 0; i < line.len; i++) {
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    int32_t i = 0;
+    for (; i + 8 <= line.len; i += 8) {
+        uint64_t w;
+        memcpy(&w, line.at + i, 8);
+        uint64_t below_space = (w - ones * 0x20) & ~w & highs;
+        uint64_t del = w ^ (ones * 0x7f);
+        if ((below_space | ((del - ones) & ~del & highs)) != 0)
+            break;
+    }
+    for (; i < line.len; i++) {
         unsigned char c = (unsigned char)line.at[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f)
             return i;
@@ -367,7 +406,7 @@ static bool read_context(text_span line, const ft_line_head *h, ks_event *ev,
                  SPAN_QUOTE(h->tgid));
         return false;
     }
-    ft_parse_timestamp(h->timestamp, &ev->ts_ns);   /* checked by the tokenizer */
+    ev->ts_ns = h->ts_ns;                       /* read by the tokenizer */
     ft_copy_comm(ev->comm, h->comm);
     return true;
 }
@@ -383,6 +422,18 @@ static int32_t append_generic(ks_ftrace_decoder *dec, const ks_event *ev, const 
     dec->stats.generic_events++;
     return ks_event_log_append_generic(sink, ev->ts_ns, ev->cpu, ev->pid, ev->tgid, ev->comm,
                                        name, fields);
+}
+
+/* ks_event_type_from_name on a span, without copying it out: strncmp stops at the
+ * type name's NUL, and the name must end exactly there. */
+static int32_t type_of_name(text_span name)
+{
+    for (int32_t t = 1; name.len > 0 && t < KS_EV_TYPE_COUNT; t++) {
+        const char *known = ks_event_type_name(t);
+        if (strncmp(known, name.at, (size_t)name.len) == 0 && known[name.len] == '\0')
+            return t;
+    }
+    return KS_EV_GENERIC;
 }
 
 /* One event line into the sink: typed if its fields read, generic otherwise.
@@ -402,10 +453,7 @@ static int32_t decode_event_line(ks_ftrace_decoder *dec, text_span line, ks_even
         return KS_OK;
     }
     dec->stats.columns |= (h.has_tgid ? KS_FTRACE_TGID : 0) | (h.flags.len ? KS_FTRACE_IRQ_INFO : 0);
-    char name[32] = "";
-    if (h.name.len < (int32_t)sizeof name)
-        memcpy(name, h.name.at, (size_t)h.name.len);
-    ev.type = (uint32_t)ks_event_type_from_name(name);
+    ev.type = (uint32_t)type_of_name(h.name);
     tracepoint_fields tp = fields_of((int32_t)ev.type);
     int32_t status = KS_OK;
     if (ev.type == KS_EV_GENERIC) {
@@ -445,7 +493,7 @@ static int32_t decode_line(ks_ftrace_decoder *dec, text_span line, bool too_long
         dec->stats.comment_lines++;
         return KS_OK;
     }
-    if (read_meta_line(dec, text)) {
+    if ((text.at[0] == 'v' || text.at[0] == 'c' || text.at[0] == 'C') && read_meta_line(dec, text)) {
         dec->stats.comment_lines++;
         return KS_OK;
     }

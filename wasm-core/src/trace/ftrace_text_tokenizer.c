@@ -286,8 +286,10 @@ static bool read_back_to_comm(text_span line, int32_t open, ft_line_head *h)
 static bool find_cpu_column(text_span line, ft_line_head *h, text_span *after)
 {
     for (int32_t open = 0; open < line.len; open++) {
-        if (line.at[open] != '[')
-            continue;
+        const char *bracket = memchr(line.at + open, '[', (size_t)(line.len - open));
+        if (!bracket)
+            return false;
+        open = (int32_t)(bracket - line.at);
         int32_t close = open + 1;
         while (close < line.len && is_digit(line.at[close]))
             close++;
@@ -319,9 +321,8 @@ bool ft_tokenize_head(text_span line, ft_line_head *h, ft_token_error *err)
         rest = ft_skip_blanks(span_drop(rest, word.len));
         word = ft_word(rest);
     }
-    uint64_t ignored;
     if (word.len < 2 || word.at[word.len - 1] != ':' ||
-        !ft_parse_timestamp((text_span){ word.at, word.len - 1 }, &ignored))
+        !ft_parse_timestamp((text_span){ word.at, word.len - 1 }, &h->ts_ns))
         return fail(err, line, word.at, "timestamp",
                     "expected a timestamp like '1273.158974:', got '%s'", word);
     h->timestamp = (text_span){ word.at, word.len - 1 };

@@ -56,6 +56,7 @@ typedef struct ft_line_head {
     text_span cpu;              /* inside "[ ]" */
     text_span flags;            /* "d..2."; len 0 if no column */
     text_span timestamp;        /* "1273.158974", without ':' */
+    uint64_t ts_ns;             /* the timestamp, read (ft_parse_timestamp) */
     text_span name;             /* "sched_switch" */
     text_span payload;          /* everything after "name:", blanks trimmed */
     bool has_tgid;
