@@ -89,7 +89,7 @@ def pipelined(produce: Producer | list[Producer], on_batch: Batch, progress: Pro
     and progress here, tagged with the producer's index (its part). A part's logs arrive in
     order; parts interleave. Handed-over logs go back to `pool` (if given) for reuse."""
     producers = produce if isinstance(produce, list) else [produce]
-    pending: queue.Queue = queue.Queue(maxsize=len(producers))
+    pending: queue.Queue = queue.Queue(maxsize=1)
     failure: list[BaseException] = []
     stop = threading.Event()
 

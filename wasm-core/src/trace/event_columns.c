@@ -16,6 +16,7 @@
  *      hash table to dense ids; bytes after the first NUL are ignored, so two
  *      spellings of the same name cannot get two ids.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,15 +120,47 @@ const char *ks_comm_dict_names(const ks_comm_dict *d)
     return d ? d->names : NULL;
 }
 
-static uint32_t comm_hash(const char *key)
+/* A comm field as two words, the bytes from its first NUL on zeroed (a record may
+ * carry bytes after the NUL; they are not part of the name). Eight bytes at a
+ * time: the lowest byte flagged by the has-a-zero-byte trick is exactly the first
+ * NUL (the trick's false positives only ever sit above a real zero byte). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte i of a word is bits 8i..8i+7 (x86-64, wasm32)");
+
+typedef struct comm_key {
+    uint64_t w[2];
+} comm_key;
+
+static comm_key key_of(const char *field)
 {
-    uint64_t a, b;
-    memcpy(&a, key, 8);
-    memcpy(&b, key + 8, 8);
-    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull);
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    comm_key k;
+    memcpy(k.w, field, KS_COMM_LEN);
+    for (int i = 0; i < 2; i++) {
+        uint64_t zero = (k.w[i] - ones) & ~k.w[i] & highs;
+        if (zero) {
+            int nul = __builtin_ctzll(zero) / 8;        /* byte index of the first NUL */
+            k.w[i] &= nul ? (~0ull >> (64 - 8 * nul)) : 0;
+            if (i == 0)
+                k.w[1] = 0;
+            break;
+        }
+    }
+    return k;
+}
+
+static uint32_t comm_hash(comm_key k)
+{
+    uint64_t h = (k.w[0] * 0x9E3779B97F4A7C15ull) ^ (k.w[1] + 0x632BE59BD9B4E019ull);
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     return (uint32_t)(h >> 32);
+}
+
+static bool same_key(const char *stored, comm_key k)
+{
+    uint64_t w[2];
+    memcpy(w, stored, KS_COMM_LEN);
+    return w[0] == k.w[0] && w[1] == k.w[1];
 }
 
 /* Doubles the table (load factor stays under 1/2). */
@@ -138,7 +171,7 @@ static int32_t grow_slots(ks_comm_dict *d)
     if (!slots)
         return KS_ERR_NO_MEMORY;
     for (uint32_t id = 0; id < d->count; id++) {
-        uint32_t i = comm_hash(d->names + (size_t)id * KS_COMM_LEN) & (size - 1);
+        uint32_t i = comm_hash(key_of(d->names + (size_t)id * KS_COMM_LEN)) & (size - 1);
         while (slots[i])
             i = (i + 1) & (size - 1);
         slots[i] = (int32_t)id + 1;
@@ -152,12 +185,10 @@ static int32_t grow_slots(ks_comm_dict *d)
 /* The id of a record's comm field (read up to its first NUL); -1 if out of memory. */
 static int32_t comm_id(ks_comm_dict *d, const char *field)
 {
-    char key[KS_COMM_LEN] = { 0 };
-    for (int32_t i = 0; i < KS_COMM_LEN && field[i]; i++)
-        key[i] = field[i];
+    comm_key key = key_of(field);
     uint32_t i = comm_hash(key) & d->slot_mask;
     for (; d->slots[i]; i = (i + 1) & d->slot_mask)
-        if (memcmp(d->names + (size_t)(d->slots[i] - 1) * KS_COMM_LEN, key, KS_COMM_LEN) == 0)
+        if (same_key(d->names + (size_t)(d->slots[i] - 1) * KS_COMM_LEN, key))
             return d->slots[i] - 1;
     if (d->count == d->names_capacity) {
         uint32_t capacity = d->names_capacity ? d->names_capacity * 2 : 256;
@@ -167,7 +198,7 @@ static int32_t comm_id(ks_comm_dict *d, const char *field)
         d->names = grown;
         d->names_capacity = capacity;
     }
-    memcpy(d->names + (size_t)d->count * KS_COMM_LEN, key, KS_COMM_LEN);
+    memcpy(d->names + (size_t)d->count * KS_COMM_LEN, key.w, KS_COMM_LEN);
     d->slots[i] = (int32_t)d->count + 1;
     int32_t id = (int32_t)d->count++;
     if (d->count * 2 > d->slot_mask && grow_slots(d) != KS_OK)
