@@ -1488,6 +1488,9 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             case SEC_CMDLINES: dec->step = ST_CMDLINES; break;
             default:
                 if (dec->nr_cursors > 0) {      /* the flyrecord data: the cursors know where */
+                    free(dec->zs);              /* the header sections are read: give their memory back */
+                    dec->zs = NULL;
+                    dec->zs_cap = 0;
                     for (int32_t i = 0; packed && i < dec->nr_cursors; i++) {
                         td_cursor *c = &dec->cursors[i];
                         c->z = true;            /* per CPU: u32 count, then the chunks */
