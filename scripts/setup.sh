@@ -5,7 +5,8 @@
 #
 #   1. Debian packages (apt-get as root; otherwise print the command and stop):
 #      gcc/make, emscripten, chromium, python3-venv, postgresql (for the store tests),
-#      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test)
+#      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test),
+#      redis-server (for the rooms tests)
 #   2. npm packages        (npm ci when package-lock.json changed)
 #   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
 #   4. the C core          (make: native lib + tests, wasm module + tests)
@@ -34,6 +35,8 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgre
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
 dpkg -s busybox-static >/dev/null 2>&1 || missing="$missing busybox-static"
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
+# The rooms tests and `kscope bench rooms --backends 2` run a private redis-server.
+command -v redis-server >/dev/null 2>&1 || missing="$missing redis-server"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then

@@ -222,7 +222,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"kscope {__version__}: core {core.version()} from {settings.core_lib}", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=host, port=port, log_config=_uvicorn_log_config())
+    # ws_max_size: a WebSocket frame over 1 MiB closes its socket (1009); frames up to that
+    # are read and the rooms refuse those over KSCOPE_ROOM_MAX_MESSAGE_BYTES with an error frame.
+    uvicorn.run(create_app(settings), host=host, port=port, log_config=_uvicorn_log_config(),
+                ws_max_size=1 << 20)
     return EXIT_OK
 
 
