@@ -92,6 +92,17 @@ def cmd_conform(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from kscope.bench import core_bench, frame_bench, ingest_bench
 
+    if args.target == "rooms":
+        from kscope.bench import rooms_bench
+
+        try:
+            document = rooms_bench.run(args.followers, args.backends, args.steps,
+                                       progress=lambda m: print(f"kscope bench rooms: {m}", file=sys.stderr))
+        except rooms_bench.BenchFailed as err:
+            print(f"kscope: bench rooms: {err}", file=sys.stderr)
+            return EXIT_FAILURE
+        _emit(document, args.json, rooms_bench.render)
+        return EXIT_OK
     if args.target == "ingest":
         document = ingest_bench.run(args.events if args.events != 5_000_000 else 1_000_000, args.big)
     elif args.target == "core":
@@ -404,9 +415,10 @@ def _add_capture_vm_parser(sub: Any) -> None:
 
 def _add_bench_parser(sub: Any) -> None:
     bench = sub.add_parser("bench", help="benchmarks of the C core, native and wasm (figures, not tests)")
-    bench.add_argument("target", choices=["core", "frame", "ingest"],
+    bench.add_argument("target", choices=["core", "frame", "ingest", "rooms"],
                        help="core: events/s native vs wasm; frame: one animation frame of 480 CPUs in wasm; "
-                            "ingest: real-trace ingest (MB/s, RSS, bytes/event, summary latency)")
+                            "ingest: real-trace ingest (MB/s, RSS, bytes/event, summary latency); "
+                            "rooms: step-broadcast latency to WebSocket followers, 1 and 2 backends")
     bench.add_argument("--events", type=_positive, default=5_000_000,
                        help="core: events per run (default 5M); ingest: the small trace (default 1M)")
     bench.add_argument("--big", type=_non_negative, default=10_000_000,
@@ -416,6 +428,10 @@ def _add_bench_parser(sub: Any) -> None:
     bench.add_argument("--tick", type=_duration, default=100_000, metavar="DURATION",
                        help="frame: simulated time per frame (default 100us)")
     bench.add_argument("--warmup", type=int, default=10, help="frame: untimed frames first (default 10)")
+    bench.add_argument("--followers", type=_positive, default=300, help="rooms: follower sockets (default 300)")
+    bench.add_argument("--backends", type=int, choices=[1, 2],
+                       help="rooms: 1 (memory broker) or 2 (Redis); default: both, with the p99 ratio")
+    bench.add_argument("--steps", type=_positive, default=40, help="rooms: states the presenter sends (default 40)")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
     bench.set_defaults(func=cmd_bench)
 
