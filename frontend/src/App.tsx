@@ -5,18 +5,26 @@
  */
 import { lazy, Suspense } from 'react'
 import { useRoute } from './core/route'
+import { roomRouteOf } from './core/room_route'
 import { MmCidLessonPage } from './pages/MmCidLessonPage'
 import { SimulatePage } from './pages/SimulatePage'
 import { TopologyPage } from './pages/TopologyPage'
 
 // The traces page (decoders' UI, timeline) loads on first visit: the lesson pages stay small.
 const TracesPage = lazy(() => import('./pages/TracesPage').then((m) => ({ default: m.TracesPage })))
+// The follower pages (rooms): phones load only what they need.
+const JoinPage = lazy(() => import('./pages/JoinPage').then((m) => ({ default: m.JoinPage })))
+const RoomPage = lazy(() => import('./pages/RoomPage').then((m) => ({ default: m.RoomPage })))
 
 export default function App() {
   const { page, navigate } = useRoute()
   return (
     <div className={`app page-${page}`}>
-      {page === 'simulate' ? (
+      {page === 'join' || page === 'room' ? (
+        <Suspense fallback={<p className="status" role="status">Loading the room…</p>}>
+          {page === 'join' ? <JoinPage navigate={navigate} /> : <RoomPage code={roomCode()} navigate={navigate} />}
+        </Suspense>
+      ) : page === 'simulate' ? (
         <SimulatePage navigate={navigate} />
       ) : page === 'traces' ? (
         <Suspense fallback={<p className="status" role="status">Loading the traces page…</p>}>
@@ -29,4 +37,9 @@ export default function App() {
       )}
     </div>
   )
+}
+
+function roomCode(): string {
+  const route = roomRouteOf(window.location.pathname)
+  return route && route.page === 'room' ? route.code : ''
 }

@@ -6,12 +6,15 @@
  * a history entry; Back/Forward (popstate) switch pages too.
  */
 import { useCallback, useSyncExternalStore } from 'react'
+import { roomRouteOf, type RoomPageName } from './room_route'
 
-export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces'
+export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | RoomPageName
 
-export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid', traces: '/traces' }
+export const PAGE_PATHS: Record<PageName, string> = { topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid', traces: '/traces', join: '/join', room: '/join' }
 
 export function pageOf(pathname: string): PageName {
+  const roomRoute = roomRouteOf(pathname)
+  if (roomRoute) return roomRoute.page
   const path = pathname.replace(/\/+$/, '')
   if (path === PAGE_PATHS.simulate) return 'simulate'
   if (path === PAGE_PATHS.lesson) return 'lesson'
