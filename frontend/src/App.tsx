@@ -1,12 +1,18 @@
 /*
  * The app: one page per URL path (core/route.ts): "/" shows the machine's
  * topology, "/simulate" a modelled run on it, "/lesson/mm_cid" the mm_cid
- * lesson (7e019dc), "/traces" real kernel traces. Each page owns its store.
+ * lesson (7e019dc), "/traces" real kernel traces; the lesson player's
+ * "/learn/<id>", "/present/<id>", "/notes/<id>", "/embed/<id>/<step>". Each page
+ * owns its store.
  */
 import { lazy, Suspense } from 'react'
 import { useRoute } from './core/route'
 import { roomRouteOf } from './core/room_route'
+import { EmbedPage } from './pages/EmbedPage'
+import { LearnPage } from './pages/LearnPage'
 import { MmCidLessonPage } from './pages/MmCidLessonPage'
+import { NotesPage } from './pages/NotesPage'
+import { PresentPage } from './pages/PresentPage'
 import { SimulatePage } from './pages/SimulatePage'
 import { TopologyPage } from './pages/TopologyPage'
 
@@ -24,6 +30,14 @@ export default function App() {
         <Suspense fallback={<p className="status" role="status">Loading the room…</p>}>
           {page === 'join' ? <JoinPage navigate={navigate} /> : <RoomPage code={roomCode()} navigate={navigate} />}
         </Suspense>
+      ) : page === 'learn' ? (
+        <LearnPage navigate={navigate} />
+      ) : page === 'present' ? (
+        <PresentPage />
+      ) : page === 'notes' ? (
+        <NotesPage />
+      ) : page === 'embed' ? (
+        <EmbedPage />
       ) : page === 'simulate' ? (
         <SimulatePage navigate={navigate} />
       ) : page === 'traces' ? (

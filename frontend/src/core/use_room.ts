@@ -3,9 +3,10 @@
  * a React store, and the presenter's side (start a room, publish each position,
  * open the step's quiz).
  */
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { LessonPosition } from './lesson_position'
 import { pageWsOrigin, RoomClient, type RoomClientOptions } from './room_client'
+import { publishDelay, structuralKey, type LastSent } from './room_publish'
 import type { RoomQuiz, RoomState } from './room_state'
 import { createRoom, presenterToken, rememberPresenterToken, type RoomCreated } from './rooms_api'
 
@@ -86,9 +87,30 @@ export function usePresenterRoom(lesson: string, position: LessonPosition, quiz:
     setRoom(null)
   }, [lesson])
 
+  // Publish each position: steps/toggles at once, pointer-only moves throttled (room_publish.ts).
+  const latest = useRef(position)
+  latest.current = position
+  const lastSent = useRef<LastSent | null>(null)
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
+  useEffect(() => {
+    lastSent.current = null // a new room gets the position at once
+    return () => {
+      if (timer.current !== null) clearTimeout(timer.current)
+      timer.current = null
+    }
+  }, [client])
   const positionKey = JSON.stringify(position)
   useEffect(() => {
-    client?.publish(position)
+    if (!client) return
+    const send = () => {
+      if (timer.current !== null) clearTimeout(timer.current)
+      timer.current = null
+      client.publish(latest.current)
+      lastSent.current = { key: structuralKey(latest.current), at: performance.now() }
+    }
+    const wait = publishDelay(lastSent.current, position, performance.now())
+    if (wait === 0) send()
+    else if (timer.current === null) timer.current = setTimeout(send, wait)
   }, [client, positionKey]) // eslint-disable-line react-hooks/exhaustive-deps
 
   const quizKey = quiz ? JSON.stringify(quiz) : ''

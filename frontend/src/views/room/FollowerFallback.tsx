@@ -1,9 +1,8 @@
 /*
- * A minimal follower view used until the lesson player is wired in: the step
- * number, the toggles on, and the room's quiz with one button per choice.
- * ← / → move on your own (which detaches from the presenter).
+ * The follower view of a room whose lesson this build does not ship (no data
+ * for the lesson player): the step number, the toggles on, and the room's quiz
+ * with one button per choice. ← / → are the page's (they detach).
  */
-import { useEffect } from 'react'
 import type { LessonPosition } from '../../core/lesson_position'
 import type { QuizBindingLike } from './quiz_binding'
 
@@ -13,16 +12,7 @@ export interface FollowerFallbackProps {
   quiz: QuizBindingLike
 }
 
-export function FollowerFallback({ position, onNavigate, quiz }: FollowerFallbackProps) {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement) return
-      if (e.key === 'ArrowRight') onNavigate({ ...position, step: position.step + 1 })
-      if (e.key === 'ArrowLeft' && position.step > 0) onNavigate({ ...position, step: position.step - 1 })
-    }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
-  }, [position, onNavigate])
+export function FollowerFallback({ position, quiz }: FollowerFallbackProps) {
   const on = Object.entries(position.toggles).filter(([, v]) => v).map(([k]) => k)
   return (
     <div className="follower-fallback" data-testid="follower-view" data-step={position.step}>

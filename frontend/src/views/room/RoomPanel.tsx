@@ -1,8 +1,10 @@
 /*
- * The presenter's room panel (inside presenter mode): "Start room", then the
- * code in large type, the join URL and its QR code, the follower count, the
- * connection state, and the live histogram of the open quiz with Reveal.
- * Keyboard: the buttons are ordinary buttons (Tab / Enter).
+ * The presenter's room strip (under the stage in presenter mode): the code in
+ * large type, the join URL and its QR code, the connection and the follower
+ * count (words and a shaped dot, not colour alone), and the live histogram of
+ * the step's quiz. The answer is revealed from the quiz itself ("Reveal the
+ * model's answer": the model computes it in this browser), which sends it to
+ * every follower; the histogram then marks it "✓ … answer".
  */
 import type { PresenterRoom } from '../../core/use_room'
 import { QrCode } from './QrCode'
@@ -11,8 +13,8 @@ import './room.css'
 
 export interface RoomPanelProps {
   room: PresenterRoom
-  /** The quiz of the step on screen, with its model-computed answer when known (Reveal sends it). */
-  stepQuiz?: { id: string; choices: string[]; answer: string | null } | null
+  /** The quiz of the step on screen. */
+  stepQuiz: { id: string; choices: string[] } | null
 }
 
 const STATUS_TEXT = { connecting: 'connecting…', open: 'live', reconnecting: 'reconnecting…', closed: 'closed' } as const
@@ -21,51 +23,42 @@ export function RoomPanel({ room, stepQuiz }: RoomPanelProps) {
   if (!room.room) {
     return (
       <section className="room-panel" aria-label="Room" data-testid="room-panel">
-        <button type="button" className="room-start" onClick={room.start} disabled={room.starting} data-testid="room-start">
-          {room.starting ? 'Starting…' : 'Start room'}
-        </button>
-        <p className="room-hint">Students join by code on their own devices and follow your steps live.</p>
         {room.startError ? <p className="room-error" role="alert">Could not start a room: {room.startError}</p> : null}
       </section>
     )
   }
   const { code, joinUrl } = room.room
   const s = room.state
-  const tally = s?.tally
-  const quiz = stepQuiz ?? (s?.quiz ? { ...s.quiz, answer: null } : null)
-  const revealed = s?.revealed && quiz && s.revealed.quizId === quiz.id ? s.revealed.answer : null
+  const status = s?.status ?? 'connecting'
+  const followers = s?.followers ?? 0
+  const tally = s?.tally && stepQuiz && s.tally.quizId === stepQuiz.id ? s.tally.counts : {}
+  const revealed = s?.revealed && stepQuiz && s.revealed.quizId === stepQuiz.id ? s.revealed.answer : null
   return (
     <section className="room-panel" aria-label="Room" data-testid="room-panel">
-      <div className="room-code-line">
-        <span className="room-label">Room code</span>
+      <div className="room-join">
+        <span className="room-label">Join with code</span>
         <strong className="room-code" data-testid="room-code">{code}</strong>
+        <span className="room-url">or open <a href={joinUrl} data-testid="room-join-url">{joinUrl}</a></span>
+        <span className="room-status" data-testid="room-status" data-status={status}>
+          <span className={`room-dot room-dot-${status}`} aria-hidden="true" />
+          {STATUS_TEXT[status]} · <strong data-testid="room-followers">{followers}</strong> {followers === 1 ? 'follower' : 'followers'}
+        </span>
+        {status === 'closed' && s?.error ? <span className="room-error" role="alert">{s.error}</span> : null}
+        <button type="button" className="room-leave" onClick={room.leave}>Stop driving this room</button>
       </div>
-      <QrCode text={joinUrl} />
-      <p className="room-url">Join at <a href={joinUrl} data-testid="room-join-url">{joinUrl}</a></p>
-      <p className="room-status" data-testid="room-status" data-status={s?.status ?? 'connecting'}>
-        <span className={`room-dot room-dot-${s?.status ?? 'connecting'}`} aria-hidden="true" />
-        {STATUS_TEXT[s?.status ?? 'connecting']} · <strong data-testid="room-followers">{s?.followers ?? 0}</strong>{' '}
-        {(s?.followers ?? 0) === 1 ? 'follower' : 'followers'}
-      </p>
-      {s?.status === 'closed' && s.error ? <p className="room-error" role="alert">{s.error}</p> : null}
-      {quiz ? (
-        <>
-          <QuizHistogram quizId={quiz.id} choices={quiz.choices}
-                         counts={tally && tally.quizId === quiz.id ? tally.counts : {}} revealed={revealed} />
-          {revealed ? (
-            <p className="room-revealed" data-testid="room-revealed">Revealed: <strong>{revealed}</strong></p>
-          ) : (
-            <button type="button" data-testid="room-reveal" disabled={!stepQuiz?.answer}
-                    title={stepQuiz?.answer ? 'Show every follower the answer the model computed' : 'The model has not computed this answer yet'}
-                    onClick={() => stepQuiz?.answer && room.reveal(quiz.id, stepQuiz.answer)}>
-              Reveal the answer
-            </button>
-          )}
-        </>
-      ) : (
-        <p className="room-hint">No quiz on this step.</p>
-      )}
-      <button type="button" className="room-leave" onClick={room.leave}>Stop driving this room</button>
+      <QrCode text={joinUrl} size={150} />
+      <div className="room-quiz">
+        {stepQuiz ? (
+          <>
+            <QuizHistogram quizId={stepQuiz.id} choices={stepQuiz.choices} counts={tally} revealed={revealed} width={420} />
+            <p className="room-hint" data-testid="room-revealed">
+              {revealed ? <>Revealed to the room: <strong>{revealed}</strong></> : "Reveal with the quiz's “Reveal the model's answer”."}
+            </p>
+          </>
+        ) : (
+          <p className="room-hint">No quiz on this step.</p>
+        )}
+      </div>
     </section>
   )
 }
