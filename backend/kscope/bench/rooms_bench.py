@@ -9,7 +9,9 @@ the follower's receive time - the presenter's send time, both read from this
 process's monotonic clock (so one clock, no skew). It is end to end: the server's
 fan-out, loopback, and this client's own event loop reading 300 sockets (one Python
 process on the same cores as the servers), which makes the figure an upper bound of
-what a follower on its own machine would see.
+what a follower on its own machine would see. `server_to_follower_*` splits off the
+part after the server accepted the state (its `sent_at_ms`, wall clock of the same
+host, ms resolution): fan-out, Redis pub/sub for 2 backends, loopback, this client.
 
 With no --backends, runs 1 then 2 backends and reports the ratio of their p99s.
 """
@@ -110,8 +112,8 @@ def _percentile(sorted_ms: list[float], q: float) -> float:
     return round(sorted_ms[index], 2)
 
 
-async def _follower(url: str, received: dict[int, list[float]], ready: asyncio.Event) -> None:
-    """Records when each state arrives, until cancelled."""
+async def _follower(url: str, received: dict[int, list[float]], fanout: list[float], ready: asyncio.Event) -> None:
+    """Records when each state arrives (and how long after the server accepted it), until cancelled."""
     import websockets
 
     async with websockets.connect(f"{url}&client={uuid.uuid4().hex}", max_queue=None) as ws:
@@ -119,9 +121,11 @@ async def _follower(url: str, received: dict[int, list[float]], ready: asyncio.E
         ready.set()
         async for text in ws:
             now = time.perf_counter()
+            wall_ms = time.time() * 1000
             frame = json.loads(text)
             if frame["type"] == "state":
                 received.setdefault(frame["state"]["step"], []).append(now)
+                fanout.append(wall_ms - frame["sent_at_ms"])
 
 
 async def _one_run(backends: list[str], followers: int, steps: int, interval_ms: float) -> dict[str, Any]:
@@ -131,6 +135,7 @@ async def _one_run(backends: list[str], followers: int, steps: int, interval_ms:
         room = (await http.post(f"http://{backends[0]}/api/rooms", json={"lesson": "bench"})).json()
     code = room["code"]
     received: dict[int, list[float]] = {}
+    fanout: list[float] = []  # server accepted the state (sent_at_ms) -> follower received, wall clock ms
     tasks: list[asyncio.Task[None]] = []
     started = time.perf_counter()
     for batch in range(0, followers, CONNECT_BATCH):
@@ -139,7 +144,7 @@ async def _one_run(backends: list[str], followers: int, steps: int, interval_ms:
             ready = asyncio.Event()
             readies.append(ready)
             url = f"ws://{backends[i % len(backends)]}/api/rooms/{code}/ws?role=follower"
-            tasks.append(asyncio.create_task(_follower(url, received, ready)))
+            tasks.append(asyncio.create_task(_follower(url, received, fanout, ready)))
         waiting = [asyncio.create_task(r.wait()) for r in readies]
         finished, _ = await asyncio.wait(waiting, timeout=30)
         failed = [t for t in tasks if t.done() and t.exception() is not None]
@@ -176,6 +181,8 @@ async def _one_run(backends: list[str], followers: int, steps: int, interval_ms:
         "p99_ms": _percentile(latencies, 0.99),
         "max_ms": round(latencies[-1], 2) if latencies else float("nan"),
         "mean_ms": round(sum(latencies) / len(latencies), 2) if latencies else float("nan"),
+        "server_to_follower_p50_ms": _percentile(sorted(fanout), 0.50),
+        "server_to_follower_p99_ms": _percentile(sorted(fanout), 0.99),
         "samples": len(latencies),
         "missed": expected - len(latencies),
         "connect_s": round(connect_s, 2),
@@ -215,7 +222,8 @@ def render(doc: dict[str, Any]) -> str:
              f"(target p99 < {doc['target_p99_ms']} ms on 1 backend)"]
     for r in doc["runs"]:
         lines.append(f"  {r['backends']} backend(s): p50 {r['p50_ms']} ms  p95 {r['p95_ms']} ms  p99 {r['p99_ms']} ms  "
-                     f"max {r['max_ms']} ms  ({r['samples']} deliveries, {r['missed']} missed)")
+                     f"max {r['max_ms']} ms  ({r['samples']} deliveries, {r['missed']} missed; after the server "
+                     f"accepted it: p50 {r['server_to_follower_p50_ms']} ms, p99 {r['server_to_follower_p99_ms']} ms)")
     if "p99_ratio_2_over_1" in doc:
         lines.append(f"  p99 ratio, 2 backends / 1: {doc['p99_ratio_2_over_1']}")
     return "\n".join(lines)
