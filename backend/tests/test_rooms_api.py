@@ -233,3 +233,18 @@ def test_room_and_follower_caps() -> None:
             with pytest.raises(WebSocketDisconnect) as closed:
                 two.receive_json()
             assert closed.value.code == 4429
+
+
+def test_follower_count_follows_connects_and_disconnects(client: TestClient) -> None:
+    room = new_room(client)
+    with presenter(client, room) as p:
+        p.receive_json()
+        with follower(client, room, "a") as fa:
+            fa.receive_json()
+            assert until(p, "followers")["count"] == 1
+            with follower(client, room, "b") as fb:
+                fb.receive_json()
+                assert until(p, "followers")["count"] == 2
+                assert client.get(f"/api/rooms/{room['code']}").json()["followers"] == 2
+            assert until(p, "followers")["count"] == 1
+        assert until(p, "followers")["count"] == 0

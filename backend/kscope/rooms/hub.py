@@ -115,7 +115,10 @@ class Hub:
                 with contextlib.suppress(Exception):
                     await conn.ws.close(code=code, reason=reason)
                 return
-            await conn.ws.send_text(text)
+            try:
+                await conn.ws.send_text(text)
+            except Exception:  # the peer went away; the reader sees the disconnect and unregisters
+                return
 
     async def _sweep(self) -> None:
         while True:
