@@ -82,17 +82,19 @@ def test_quiz_dedup_tally_reveal(settings_for) -> None:  # type: ignore[no-untyp
         await broker.reveal(room.code, "q1", "cid 0")
         with pytest.raises(QuizRefused, match="closed"):
             await broker.answer(room.code, "c", "q1", "cid 0")
-        with pytest.raises(QuizRefused, match="not a choice"):
-            await broker.reveal(room.code, "q1", "cid 7")
+        with pytest.raises(QuizRefused, match="'q9' is not open"):
+            await broker.reveal(room.code, "q9", "cid 0")
         await settle(events, 6)
         kinds = [(to, m["type"]) for _, to, m in events]
-        assert kinds == [("all", "quiz"), ("presenter", "tally"), ("presenter", "tally"), ("presenter", "tally"),
-                         ("presenter", "tally"), ("all", "reveal")]
+        assert kinds[:6] == [("all", "quiz"), ("presenter", "tally"), ("presenter", "tally"), ("presenter", "tally"),
+                             ("presenter", "tally"), ("all", "reveal")]
         assert [m["counts"] for _, _, m in events if m["type"] == "tally"] == [
             {"cid 0": 0, "cid 1": 0}, {"cid 0": 0, "cid 1": 1}, {"cid 0": 0, "cid 1": 2}, {"cid 0": 1, "cid 1": 1}]
-        assert events[-1][2] == {"type": "reveal", "quiz_id": "q1", "answer": "cid 0"}
+        assert events[5][2] == {"type": "reveal", "quiz_id": "q1", "answer": "cid 0"}
         record = await broker.get(room.code)
         assert record.tally() == {"cid 0": 1, "cid 1": 1} and record.revealed == {"quiz_id": "q1", "answer": "cid 0"}
+        await broker.reveal(room.code, "q1", "cid 7")  # the model's answer may lie outside the choices
+        assert (await broker.get(room.code)).revealed == {"quiz_id": "q1", "answer": "cid 7"}
         await broker.open_quiz(room.code, {"id": "q1", "choices": ["cid 0", "cid 1"]})  # same quiz: kept
         assert (await broker.get(room.code)).tally() == {"cid 0": 1, "cid 1": 1}
         await broker.open_quiz(room.code, {"id": "q2", "choices": ["yes", "no"]})  # a new quiz starts empty
@@ -133,5 +135,20 @@ def test_room_cap_counts_live_rooms_only(settings_for) -> None:  # type: ignore[
             await broker.create("c")
         time.sleep(0.3)  # both expire: room for new ones
         await broker.create("d")
+        await broker.close()
+    asyncio.run(scenario())
+
+
+def test_redis_down_is_a_clear_error() -> None:
+    async def scenario() -> None:
+        from kscope.rooms.model import RoomStoreUnavailable
+        from kscope.rooms.redis_broker import RedisBroker
+        from rooms_support import free_port
+
+        broker = RedisBroker(Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0"))
+        with pytest.raises(RoomStoreUnavailable, match="room store \\(Redis at redis://127.0.0.1:.*\\) unavailable"):
+            await broker.create("mm_cid")
+        with pytest.raises(RoomStoreUnavailable):
+            await broker.get("ACDEFG")
         await broker.close()
     asyncio.run(scenario())

@@ -35,7 +35,7 @@ async function follower(browser: Browser, url: string): Promise<{ ctx: BrowserCo
   const page = await ctx.newPage();
   const errors = recordConsoleErrors(page);
   await page.goto(url);
-  if (url.startsWith('/room/')) await expect(page.getByTestId('room-status')).toHaveAttribute('data-status', 'open');
+  if (url.startsWith('/room/') && !url.includes('TTTTTT')) await expect(page.getByTestId('room-status')).toHaveAttribute('data-status', 'open');
   return { ctx, page, errors };
 }
 
@@ -43,8 +43,13 @@ test('presenter steps and the follower follows, detaches, re-syncs, and catches 
   test.setTimeout(120_000);
   const p = await presenter(browser, 0);
 
+  // A room that does not exist (or expired) says so and stops retrying.
+  const f = await follower(browser, '/room/TTTTTT');
+  await expect(f.page.getByTestId('room-status')).toHaveAttribute('data-status', 'closed');
+  await expect(f.page.getByTestId('follow-banner')).toContainText('no room TTTTTT: it expired or never existed');
+
   // Join by code, typed the way people type it.
-  const f = await follower(browser, '/join');
+  await f.page.goto('/join');
   await f.page.getByTestId('join-code').fill('ZZZZZZ'); // Z is not in the alphabet (looks like 2)
   await f.page.getByTestId('join-submit').click();
   await expect(f.page.getByTestId('join-error')).toHaveText('A room code is 6 letters and digits, like ACK43M.');

@@ -90,7 +90,7 @@ class MemoryBroker:
 
     async def reveal(self, code: str, quiz_id: str, answer: str) -> None:
         room = self._live(code)
-        check_reveal(room, quiz_id, answer)
+        check_reveal(room, quiz_id)
         room.expires_ms = now_ms() + self._ttl_ms
         room.revealed = {"quiz_id": quiz_id, "answer": answer}
         self._deliver(code, "all", {"type": "reveal", **room.revealed})

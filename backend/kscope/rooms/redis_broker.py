@@ -30,7 +30,8 @@ from typing import Any
 
 from kscope.core.config import Settings
 from kscope.rooms.broker import Deliver
-from kscope.rooms.model import QuizRefused, Room, RoomNotFound, RoomsFull, hash_token, new_code, new_token, now_ms
+from kscope.rooms.model import (QuizRefused, Room, RoomNotFound, RoomsFull, RoomStoreUnavailable, hash_token, new_code,
+                                new_token, now_ms)
 
 ROOMS_ZSET = "kscope:rooms"
 CHANNEL_PATTERN = "kscope:roomev:*"
@@ -125,11 +126,10 @@ redis.call('PUBLISH', chan, tally(quiz_json))
 return 'ok'
 """
 
-# ARGV[5..6]: quiz id, answer; ARGV[7]: the reveal as JSON.
+# ARGV[5..6]: quiz id, answer (the model's: not checked against the choices); ARGV[7]: the reveal as JSON.
 _REVEAL = _PRELUDE + """
 local quiz = open_quiz_is(ARGV[5])
 if not quiz then return 'notopen' end
-if not has(quiz.choices, ARGV[6]) then return 'badchoice' end
 touch()
 redis.call('HSET', R, 'revealed', ARGV[7])
 redis.call('PUBLISH', chan, '{"to":"all","msg":{"type":"reveal","quiz_id":' .. cjson.encode(ARGV[5])
@@ -170,7 +170,10 @@ class RedisBroker:
 
     async def start(self, deliver: Deliver) -> None:
         self._reader = asyncio.create_task(self._listen(deliver))
-        await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+        try:
+            await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+        except TimeoutError:  # serve the rest of the app; rooms answer 503 until Redis is back
+            print(f"kscope rooms: no pub/sub from Redis at {self._url} after 10 s; still trying", file=sys.stderr)
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -206,9 +209,19 @@ class RedisBroker:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
 
+    async def _call(self, coro: Any) -> Any:
+        """Awaits a Redis call; a connection failure becomes RoomStoreUnavailable (503 / an error frame)."""
+        import redis.exceptions
+
+        try:
+            return await coro
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as err:
+            raise RoomStoreUnavailable(f"room store (Redis at {self._url}) unavailable: {err}") from None
+
     async def _run(self, name: str, code: str, *extra: Any) -> Any:
-        result = await self._scripts[name](keys=_keys(code),
-                                           args=[code, now_ms(), self._ttl_ms, f"kscope:roomev:{code}", *extra])
+        result = await self._call(self._scripts[name](keys=_keys(code),
+                                                      args=[code, now_ms(), self._ttl_ms, f"kscope:roomev:{code}",
+                                                            *extra]))
         if result == "notfound":
             raise RoomNotFound(code)
         return result
@@ -219,9 +232,9 @@ class RedisBroker:
             code = new_code()
             now = now_ms()
             keys = _keys(code)
-            result = await self._scripts["create"](keys=[keys[0], ROOMS_ZSET],
-                                                   args=[code, lesson, hash_token(token), now, self._ttl_ms,
-                                                         self._max_rooms])
+            result = await self._call(self._scripts["create"](keys=[keys[0], ROOMS_ZSET],
+                                                              args=[code, lesson, hash_token(token), now,
+                                                                    self._ttl_ms, self._max_rooms]))
             if result == "full":
                 raise RoomsFull(self._max_rooms)
             if result == "ok":
@@ -233,7 +246,7 @@ class RedisBroker:
         keys = _keys(code)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(keys[0]).hgetall(keys[1]).hvals(keys[2])
-            fields, answers, followers = await pipe.execute()
+            fields, answers, followers = await self._call(pipe.execute())
         if not fields:
             return None
         return Room(code=code, lesson=fields["lesson"], token_hash=fields["token_hash"],

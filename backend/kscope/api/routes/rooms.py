@@ -7,7 +7,7 @@ from fastapi import APIRouter, HTTPException, Request, WebSocket
 from kscope.api.schemas import RoomCreate, RoomCreated, RoomPublic
 from kscope.rooms import session
 from kscope.rooms.hub import Hub
-from kscope.rooms.model import RoomsFull, normalize_code
+from kscope.rooms.model import RoomsFull, RoomStoreUnavailable, normalize_code
 
 router = APIRouter(tags=["rooms"])
 
@@ -26,7 +26,7 @@ async def create_room(body: RoomCreate, request: Request) -> RoomCreated:
                                  "(a-z, 0-9, _ and -, at most 64 characters)")
     try:
         room, token = await _hub(request).broker.create(body.lesson)
-    except RoomsFull as err:
+    except (RoomsFull, RoomStoreUnavailable) as err:
         raise HTTPException(503, str(err)) from None
     return RoomCreated(code=room.code, presenter_token=token, join_url=f"{request.base_url}room/{room.code}",
                        expires_at=room.expires_ms)
@@ -35,7 +35,10 @@ async def create_room(body: RoomCreate, request: Request) -> RoomCreated:
 @router.get("/rooms/{code}", response_model=RoomPublic)
 async def read_room(code: str, request: Request) -> RoomPublic:
     canonical = normalize_code(code)
-    room = await _hub(request).broker.get(canonical) if canonical else None
+    try:
+        room = await _hub(request).broker.get(canonical) if canonical else None
+    except RoomStoreUnavailable as err:
+        raise HTTPException(503, str(err)) from None
     if room is None:
         raise HTTPException(404, f"no room {code}: it expired or never existed")
     return RoomPublic(code=room.code, lesson=room.lesson, expires_at=room.expires_ms, followers=room.followers)
