@@ -27,11 +27,17 @@ export interface HistogramLayout {
   height: number
 }
 
+/** Room for "12 (40 %) — answer" right of the longest bar, px at 15 px type. */
+export const COUNT_TEXT_PX = 150
+
+/** Rows of 32 px, 24 px past four choices (the strip stays short); labels as wide as the longest choice. */
 export function histogramLayout(choices: string[], counts: Record<string, number>, width: number,
-                                revealed: string | null, rowHeight = 34, labelWidth = 140): HistogramLayout {
+                                revealed: string | null): HistogramLayout {
+  const rowHeight = choices.length > 4 ? 24 : 32
+  const labelWidth = Math.min(220, 28 + 9 * Math.max(1, ...choices.map((c) => c.length)))
   const total = choices.reduce((sum, c) => sum + (counts[c] ?? 0), 0)
   const height = Math.max(1, choices.length) * rowHeight
-  const plotWidth = Math.max(40, width - labelWidth - 90)
+  const plotWidth = Math.max(40, width - labelWidth - COUNT_TEXT_PX)
   const y = scaleBand<string>().domain(choices).range([0, height]).paddingInner(0.25).paddingOuter(0.1)
   const x = scaleLinear().domain([0, Math.max(1, ...choices.map((c) => counts[c] ?? 0))]).range([0, plotWidth])
   const bars = choices.map((choice) => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CODE_ALPHABET, normalizeCode } from '../../core/rooms_api'
-import { histogramLayout } from './histogram'
+import { COUNT_TEXT_PX, histogramLayout } from './histogram'
 import { qrSymbol } from './qr'
 
 describe('qrSymbol', () => {
@@ -31,6 +31,14 @@ describe('histogramLayout', () => {
     expect(h.bars[0].width).toBeCloseTo(h.plotWidth / 3)
     expect(h.bars[2].width).toBe(0)
     expect(h.bars[0].y).toBeLessThan(h.bars[1].y)
+    expect(h.labelWidth + h.plotWidth + COUNT_TEXT_PX).toBe(500) // the count text fits right of a full bar
+  })
+  it('rows get shorter past four choices; labels fit the longest choice', () => {
+    const eight = histogramLayout(['0', '1', '2', '3', '4', '5', '6', '7'], {}, 420, null)
+    expect(eight.height).toBe(8 * 24)
+    const named = histogramLayout(['KEEP_PCPU_CID', 'RECENT_CID'], {}, 420, null)
+    expect(named.height).toBe(2 * 32)
+    expect(named.labelWidth).toBe(28 + 9 * 13)
   })
   it('no answers yet: zero-width bars, no division by zero', () => {
     const h = histogramLayout(['a', 'b'], {}, 300, null)
