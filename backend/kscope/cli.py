@@ -221,6 +221,10 @@ def _uvicorn_log_config() -> dict[str, Any]:
 
     config = copy.deepcopy(LOGGING_CONFIG)
     config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    # Query-string tokens (room presenter, trace owner) are written as token=***.
+    config.setdefault("filters", {})["redact_tokens"] = {"()": "kscope.api.log_filters.RedactTokens"}
+    for handler in config["handlers"].values():
+        handler.setdefault("filters", []).append("redact_tokens")
     return config
 
 

@@ -111,3 +111,40 @@ def test_frame_over_the_socket_limit_closes_only_that_socket(two_backends: list[
         assert httpx.get(f"{a}/api/rooms/{room['code']}").status_code == 200  # the server kept serving
 
     asyncio.run(scenario())
+
+
+def test_presenter_tokens_never_reach_the_server_log(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import time
+
+    from conftest import KSCOPE
+    from rooms_support import free_port
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen([str(KSCOPE), "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=err,
+                                env={**os.environ, "KSCOPE_REDIS_URL": ""})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                httpx.get(f"{base}/api/health")
+                break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        room = httpx.post(f"{base}/api/rooms", json={"lesson": "mm_cid"}).json()
+
+        async def scenario() -> None:
+            async with websockets.connect(ws_url(base, room["code"], f"role=presenter&token={room['presenter_token']}")) as p:
+                await next_of(p, "welcome")
+
+        asyncio.run(scenario())
+        time.sleep(0.3)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    text = log.read_text()
+    assert f"/api/rooms/{room['code']}/ws?role=presenter&token=***" in text
+    assert room["presenter_token"] not in text
