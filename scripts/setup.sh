@@ -7,6 +7,7 @@
 #      gcc/make, emscripten, chromium, python3-venv, postgresql (for the store tests),
 #      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test),
 #      libzstd-dev (compressed trace.dat; the wasm build compiles zstd from PyPI sources, 3b)
+#      redis-server (for the rooms tests)
 #   2. npm packages        (npm ci when package-lock.json changed)
 #   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
 #   4. the C core          (make: native lib + tests, wasm module + tests)
@@ -37,6 +38,8 @@ dpkg -s busybox-static >/dev/null 2>&1 || missing="$missing busybox-static"
 [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
 # Compressed trace.dat v7: the native core links Debian's libzstd.
 [ -f /usr/include/zstd.h ] || missing="$missing libzstd-dev"
+# The rooms tests and `kscope bench rooms --backends 2` run a private redis-server.
+command -v redis-server >/dev/null 2>&1 || missing="$missing redis-server"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then

@@ -93,6 +93,17 @@ def cmd_conform(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from kscope.bench import core_bench, frame_bench, ingest_bench
 
+    if args.target == "rooms":
+        from kscope.bench import rooms_bench
+
+        try:
+            document = rooms_bench.run(args.followers, args.backends, args.steps,
+                                       progress=lambda m: print(f"kscope bench rooms: {m}", file=sys.stderr))
+        except rooms_bench.BenchFailed as err:
+            print(f"kscope: bench rooms: {err}", file=sys.stderr)
+            return EXIT_FAILURE
+        _emit(document, args.json, rooms_bench.render)
+        return EXIT_OK
     if args.target == "ingest":
         document = ingest_bench.run(args.events if args.events != 5_000_000 else 1_000_000, args.big,
                                     dat_events=args.dat_events)
@@ -212,6 +223,10 @@ def _uvicorn_log_config() -> dict[str, Any]:
 
     config = copy.deepcopy(LOGGING_CONFIG)
     config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    # Query-string tokens (room presenter, trace owner) are written as token=***.
+    config.setdefault("filters", {})["redact_tokens"] = {"()": "kscope.api.log_filters.RedactTokens"}
+    for handler in config["handlers"].values():
+        handler.setdefault("filters", []).append("redact_tokens")
     return config
 
 
@@ -224,7 +239,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"kscope {__version__}: core {core.version()} from {settings.core_lib}", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=host, port=port, log_config=_uvicorn_log_config())
+    # ws_max_size: a WebSocket frame over 1 MiB closes its socket (1009); frames up to that
+    # are read and the rooms refuse those over KSCOPE_ROOM_MAX_MESSAGE_BYTES with an error frame.
+    uvicorn.run(create_app(settings), host=host, port=port, log_config=_uvicorn_log_config(),
+                ws_max_size=1 << 20)
     return EXIT_OK
 
 
@@ -406,9 +424,10 @@ def _add_capture_vm_parser(sub: Any) -> None:
 
 def _add_bench_parser(sub: Any) -> None:
     bench = sub.add_parser("bench", help="benchmarks of the C core, native and wasm (figures, not tests)")
-    bench.add_argument("target", choices=["core", "frame", "ingest"],
+    bench.add_argument("target", choices=["core", "frame", "ingest", "rooms"],
                        help="core: events/s native vs wasm; frame: one animation frame of 480 CPUs in wasm; "
-                            "ingest: real-trace ingest (MB/s, RSS, bytes/event, summary latency)")
+                            "ingest: real-trace ingest (MB/s, RSS, bytes/event, summary latency); "
+                            "rooms: step-broadcast latency to WebSocket followers, 1 and 2 backends")
     bench.add_argument("--events", type=_positive, default=5_000_000,
                        help="core: events per run (default 5M); ingest: the small trace (default 1M)")
     bench.add_argument("--big", type=_non_negative, default=10_000_000,
@@ -420,6 +439,10 @@ def _add_bench_parser(sub: Any) -> None:
     bench.add_argument("--tick", type=_duration, default=100_000, metavar="DURATION",
                        help="frame: simulated time per frame (default 100us)")
     bench.add_argument("--warmup", type=int, default=10, help="frame: untimed frames first (default 10)")
+    bench.add_argument("--followers", type=_positive, default=300, help="rooms: follower sockets (default 300)")
+    bench.add_argument("--backends", type=int, choices=[1, 2],
+                       help="rooms: 1 (memory broker) or 2 (Redis); default: both, with the p99 ratio")
+    bench.add_argument("--steps", type=_positive, default=40, help="rooms: states the presenter sends (default 40)")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
     bench.set_defaults(func=cmd_bench)
 

@@ -868,6 +868,127 @@ static void views_show_the_data_structure(void)
     }
 }
 
+/* ---- bug-injection toggles (the lesson's "what breaks" steps) ----------------------- */
+
+/* "+no_recent_cid": 7e019dc without its recent_cid field. The gap scenario of
+ * recent_cid_comes_back_after_a_gap: after > 100 ms idle a thread no longer gets its old cid
+ * back; the allocator falls through to the lowest free one (expansion has reached
+ * min(nr_cpus_allowed, mm_users) = 4), and no CPU carries a hint. */
+static void toggle_no_recent_cid_loses_the_old_cid_after_idle(void)
+{
+    script sc = script_new("mm_cid:v6.13+no_recent_cid", pinned4);
+    int32_t before[3];
+    for (int32_t t = 0; t < 3; t++)
+        before[t] = run_on(&sc, t, t);
+    at_ms(&sc, 1);
+    for (int32_t cpu = 0; cpu < 3; cpu++)
+        idle(&sc, cpu);
+    at_ms(&sc, 150);
+    run_on(&sc, 3, 3);
+    tick(&sc, 3);
+    CHECK_EQ_INT(count_of(&sc, KS_MM_CID_SCAN_DROPPED_OLD), 3);
+    int32_t after[3], same = 0;
+    for (int32_t t = 2; t >= 0; t--) {
+        at_ms(&sc, 160 + t);
+        after[t] = run_on(&sc, t, t);
+        same += after[t] == before[t];
+        CHECK_EQ_INT(last_record(&sc)->path, KS_MM_CID_FIRST_FREE);
+        CHECK_EQ_INT(slot(&sc, t)->recent_cid, MM_CID_UNSET);
+    }
+    CHECK_EQ_INT(after[2], 0);                              /* T2's old cid was 2 */
+    CHECK_EQ_INT(before[2], 2);
+    CHECK(same < 3);
+    CHECK_EQ_INT(count_of(&sc, KS_MM_CID_RECENT_CID), 0);
+    check_invariants(&sc);
+    test_sim_free(&sc.t);
+}
+
+/* The same toggle in a whole run of seed 000's benchmark shape: v6.13 keeps every thread's
+ * cid (intermittent_v613_keeps_each_threads_cid); without recent_cid, threads lose theirs. */
+static void toggle_no_recent_cid_in_a_whole_run(void)
+{
+    static const char json[] =
+        "{\"name\": \"i\", \"duration_ms\": 9700, \"processes\": [{\"kind\": \"intermittent\","
+        " \"comm\": \"bench\", \"threads\": 8, \"index_by\": \"mm_cid\", \"delay_ms\": 200,"
+        " \"area_bytes\": 1048576}]}";
+    const char *variants[] = { "mm_cid:v6.13", "mm_cid:v6.13+no_recent_cid" };
+    int changed[2] = { 0, 0 };
+    for (int v = 0; v < 2; v++) {
+        test_sim t = test_sim_new("epyc-9654-2s", json, 1, variants[v]);
+        CHECK_EQ_INT(t.status, KS_OK);
+        run_and_hash(t.sim, 0, NULL);
+        uint32_t n = ks_sim_burst_count(t.sim);
+        const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
+        int32_t first[8];
+        for (int i = 0; i < 8; i++)
+            first[i] = -1;
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t thread = b[i].tid - 1000;
+            if (first[thread] < 0)
+                first[thread] = b[i].index;
+            changed[v] += b[i].index != first[thread];
+        }
+        CHECK(n >= 40);
+        test_sim_free(&t);
+    }
+    CHECK_EQ_INT(changed[0], 0);
+    CHECK(changed[1] > 0);
+}
+
+/* "+task_nr_cpus_allowed": migrate-to's test from before 7e019dc, on a 6.13 allocator. The
+ * scenario of migrate_to_compares_mm_users_with_the_mm_allowed_cpus: threads pinned one per
+ * CPU, T1 re-pinned onto CPU 0. With the toggle mm_users 4 >= t->nr_cpus_allowed 1, so CPU 1
+ * keeps T1's old cid: two cids for one CPU's work, exactly as v6.12 did. */
+static void toggle_task_nr_cpus_allowed_keeps_the_source_cid(void)
+{
+    script sc = script_new("mm_cid:v6.13+task_nr_cpus_allowed", pinned4);
+    for (int32_t t = 0; t < 4; t++) {
+        set_affinity(&sc, t, -1);
+        set_affinity(&sc, t, t);
+    }
+    CHECK_EQ_INT(mm_cid_mm_of(state(&sc), 0)->nr_cpus_allowed, 8);
+    run_on(&sc, 0, 0);
+    int32_t c1 = run_on(&sc, 1, 1);
+    at_ms(&sc, 1);
+    idle(&sc, 0);
+    idle(&sc, 1);
+    at_ms(&sc, 10);
+    set_affinity(&sc, 1, 0);
+    CHECK_EQ_INT(run_on(&sc, 1, 0), slot(&sc, 0)->cid);
+    const ks_mm_cid_record *kept = last_of(&sc, KS_MM_CID_MIGRATE_KEPT_SRC);
+    CHECK(kept != NULL && last_of(&sc, KS_MM_CID_MIGRATE_SRC_DROPPED) == NULL);
+    CHECK(kept && kept->bound == 1 && kept->cid == c1);
+    CHECK_EQ_INT(slot(&sc, 1)->cid, c1);
+    ks_mm_cid_mm mm;
+    CHECK_EQ_INT(ks_mm_cid_mm_get(sc.s, 1000, &mm), KS_OK);
+    CHECK_EQ_INT(mm.cidmask_weight, 2);
+    /* Only migrate-to changes: the recent_cid hint still works on this run. */
+    CHECK_EQ_INT(slot(&sc, 0)->recent_cid, slot(&sc, 0)->cid);
+    check_invariants(&sc);
+    test_sim_free(&sc.t);
+}
+
+/* Toggle names: any order, with +race; only on 6.13+; unknown or repeated ones fail. */
+static void toggle_names_parse(void)
+{
+    const char *good[] = { "mm_cid:v6.13+no_recent_cid", "mm_cid:v6.18+task_nr_cpus_allowed",
+                           "mm_cid:v6.13+task_nr_cpus_allowed+no_recent_cid+race",
+                           "mm_cid:+no_recent_cid" };
+    const char *bad[] = { "mm_cid:v6.12+no_recent_cid", "mm_cid:v6.12+task_nr_cpus_allowed",
+                          "mm_cid:v6.13+no_recent_cid+no_recent_cid", "mm_cid:v6.13+no_recent",
+                          "mm_cid:v6.13+", "mm_cid:v6.13+race+" };
+    for (int i = 0; i < 4; i++) {
+        test_sim t = test_sim_new("classroom-8", pinned4, 1, good[i]);
+        CHECK_EQ_INT(t.status, KS_OK);
+        test_sim_free(&t);
+    }
+    for (int i = 0; i < 6; i++) {
+        test_sim t = test_sim_new("classroom-8", pinned4, 1, bad[i]);
+        CHECK(t.status != KS_OK);
+        test_sim_free(&t);
+    }
+}
+
 const test_case mm_cid_tests[] = {
     { "mm_cid: a CPU keeps its cid, the scan drops it after 100 ms unused",
       cid_stays_with_its_cpu_then_expires_after_100ms },
@@ -889,5 +1010,11 @@ const test_case mm_cid_tests[] = {
     { "mm_cid: seek and snapshots restore the allocator exactly",
       seek_and_snapshot_restore_the_allocator_exactly },
     { "mm_cid: views show the data structure", views_show_the_data_structure },
+    { "mm_cid: toggle +no_recent_cid: a thread back after idle loses its cid",
+      toggle_no_recent_cid_loses_the_old_cid_after_idle },
+    { "mm_cid: toggle +no_recent_cid in a whole benchmark run", toggle_no_recent_cid_in_a_whole_run },
+    { "mm_cid: toggle +task_nr_cpus_allowed: the source CPU keeps the migrated cid",
+      toggle_task_nr_cpus_allowed_keeps_the_source_cid },
+    { "mm_cid: toggle names parse", toggle_names_parse },
     { 0 },
 };

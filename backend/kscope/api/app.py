@@ -8,9 +8,11 @@ from fastapi.responses import JSONResponse
 
 from kscope import __version__
 from kscope.api.frontend import SinglePageApp
-from kscope.api.routes import health, topologies, traces
+from kscope.api.routes import health, rooms, topologies, traces
 from kscope.core.config import Settings, get_settings
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
+from kscope.rooms.broker import make_broker
+from kscope.rooms.hub import Hub
 
 
 async def _core_missing(_: Request, exc: Exception) -> JSONResponse:
@@ -23,7 +25,10 @@ async def _core_failed(_: Request, exc: Exception) -> JSONResponse:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    app.state.rooms = Hub(app.state.settings, make_broker(app.state.settings))
+    await app.state.rooms.start()
     yield
+    await app.state.rooms.close()
     store = getattr(app.state, "store", None)  # opened on first use (api/deps.py)
     if store is not None:
         store.close()
@@ -45,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router, prefix="/api")
     app.include_router(topologies.router, prefix="/api")
     app.include_router(traces.router, prefix="/api")
+    app.include_router(rooms.router, prefix="/api")
     # Last: the mount at / only sees paths no API route matched.
     app.mount("/", SinglePageApp(settings.frontend_dist), name="frontend")
     return app

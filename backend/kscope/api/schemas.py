@@ -132,3 +132,27 @@ class SqlResult(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     truncated: bool
+
+
+class RoomCreate(BaseModel):
+    """A room to open for a lesson."""
+
+    lesson: str = Field(examples=["mm_cid"], description="lesson id (frontend/src/lessons/<id>.lesson.json)")
+
+
+class RoomPublic(BaseModel):
+    """What anyone with the code may know about a room."""
+
+    code: str = Field(examples=["XK4Q7P"], description="6 characters, no look-alike letters or digits")
+    lesson: str
+    expires_at: int = Field(description="ms since the Unix epoch; pushed back by presenter activity")
+    followers: int = Field(description="followers connected now, over all backend processes")
+
+
+class RoomCreated(BaseModel):
+    """A new room; `presenter_token` is shown only here (the server keeps its SHA-256)."""
+
+    code: str = Field(examples=["XK4Q7P"])
+    presenter_token: str
+    join_url: str = Field(description="the follower page of the room, on the host the request came to")
+    expires_at: int = Field(description="ms since the Unix epoch")

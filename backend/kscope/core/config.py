@@ -47,6 +47,21 @@ class Settings(BaseSettings):
     # Rows /events returns at most per request.
     events_max_rows: int = 1_000_000
 
+    # Rooms (kscope/rooms/): a room lives room_ttl_s seconds after the presenter's last
+    # activity (a connected presenter counts as active). Limits bound the memory: rooms
+    # per server, followers per room in one process, bytes per client frame (frames over
+    # it get an error reply), frames queued per socket before a lagging follower is
+    # disconnected (it reconnects and catches up). room_sweep_s: how often expiry is checked.
+    room_ttl_s: float = 4 * 3600.0
+    room_max_rooms: int = 1000
+    room_max_followers: int = 500
+    room_max_message_bytes: int = 16 * 1024
+    room_send_queue: int = 256
+    room_sweep_s: float = 5.0
+    # Rooms in Redis (redis://host:port/db) so several backend processes serve one room
+    # through pub/sub; empty: rooms live in this process.
+    redis_url: str = ""
+
 
 @lru_cache
 def get_settings() -> Settings:

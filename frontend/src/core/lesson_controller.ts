@@ -24,7 +24,7 @@ import {
   type UsePlayback,
 } from './playback_controller'
 import {
-  arrive, followLessonUrl, lessonRunParams, lessonStateFromSearch, lessonWorkloadJson, newLessonRun, pause,
+  algoOf, arrive, followLessonUrl, lessonRunParams, lessonStateFromSearch, lessonWorkloadJson, newLessonRun, pause,
   sameLessonRun, searchForLessonState, seek, setRunTo, variantsOf, type LessonRunParams, type LessonState, type RunTo,
 } from './lesson_state'
 import {
@@ -32,6 +32,8 @@ import {
   type BurstSource, type LessonClock,
 } from './lesson_timeline'
 import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from './lesson_narrate'
+import { resolveAt, type QuizRun } from './lesson_quiz'
+import type { LessonAt } from './lesson_types'
 import type { BurstCost, CacheParams, MmCidRecord, MmCidView, RunTimeline, SimEvent, Topology } from './types'
 
 /** Events a run may have before the scan stops (a lesson run has a few hundred to a few thousand). */
@@ -154,6 +156,24 @@ export class LessonController extends PlaybackController<LessonState, LessonView
     }
   }
 
+  /**
+   * Shows one lesson step (the lesson player): builds the runs `params` names
+   * (if they differ from those built) and goes to `at`. Returns why `at` could
+   * not be reached exactly (e.g. the run has no such event), or null.
+   */
+  showStep(params: LessonRunParams, at: LessonAt): string | null {
+    this.apply(newLessonRun(pause(this.snapshot.state), params), 'replace')
+    if (!this.clock) return null
+    const where = resolveAt(at, this.clock, this.quizRuns())
+    this.apply(seek(this.snapshot.state, where.step), 'replace', where.problem)
+    return where.problem
+  }
+
+  /** Each run's allocation log (the quizzes' and "run to event"'s input). */
+  quizRuns(): QuizRun[] {
+    return this.runs.map((r) => ({ variant: r.variant, records: r.timeline.records }))
+  }
+
   /** JS->wasm calls all runs have made (diagnostics; tests check the per-frame budget). */
   wasmCalls(): number {
     return this.runs.reduce((n, r) => n + r.sim.wasmCalls(), 0)
@@ -184,7 +204,7 @@ export class LessonController extends PlaybackController<LessonState, LessonView
       this.topology = topology
       const workloadJson = lessonWorkloadJson(params.workload, topology)
       for (const variant of variantsOf(params.variant)) {
-        const sim = core.simulate({ preset: params.preset, workloadJson, seed: params.seed, algo: `mm_cid:${variant}`, cache: cacheParamsOf(params.cache) })
+        const sim = core.simulate({ preset: params.preset, workloadJson, seed: params.seed, algo: algoOf(variant, params.toggles), cache: cacheParamsOf(params.cache) })
         this.runs.push({ variant, sim, timeline: null!, sources: [], tgid: -1, bursts: [], view: null })
         const slot = this.runs.at(-1)!
         slot.timeline = sim.timeline(MAX_SCAN_EVENTS)

@@ -97,6 +97,8 @@ export interface LessonState extends PlaybackState {
   readonly workload: LessonWorkload
   readonly cache: CacheMode
   readonly seed: number
+  /** Bug-injection toggles of the C model on 6.13+ runs (MM_CID_TOGGLES), sorted. */
+  readonly toggles: readonly MmCidToggle[]
   /** Lesson steps (instants) done: 0 is t=0, before anything happened. */
   readonly step: number
   /** A time to go to once the run is built (from a link's until_ms), ns; then null. */
@@ -113,6 +115,7 @@ export function initialLessonState(): LessonState {
     workload: BENCHMARK_WORKLOAD,
     cache: 'idle',
     seed: DEFAULT_SEED,
+    toggles: [],
     step: 0,
     untilNs: null,
     playing: false,
@@ -129,16 +132,37 @@ export interface LessonRunParams {
   workload: LessonWorkload
   cache: CacheMode
   seed: number
+  /** Bug-injection toggles (absent: none). */
+  toggles?: readonly MmCidToggle[]
 }
 
 export const lessonRunParams = (s: LessonState): LessonRunParams => ({
-  variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed,
+  variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed, toggles: s.toggles,
 })
+
+/**
+ * The C model's bug-injection toggles (wasm-core/src/algo/mm_cid.c, "+flag" after the
+ * variant): take one part of 7e019dc out of a 6.13+ run to show what it fixes.
+ */
+export const MM_CID_TOGGLES = ['no_recent_cid', 'task_nr_cpus_allowed'] as const
+export type MmCidToggle = (typeof MM_CID_TOGGLES)[number]
+
+/** Known toggles, each once, sorted (anything else dropped). */
+export function cleanToggles(list: readonly string[] | undefined): MmCidToggle[] {
+  return MM_CID_TOGGLES.filter((t) => (list ?? []).includes(t))
+}
+
+/** The algo string of one run: "mm_cid:v6.13+no_recent_cid"; toggles only reach 6.13+ runs. */
+export function algoOf(variant: 'v6.12' | 'v6.13' | 'v6.18', toggles: readonly string[] = []): string {
+  const flags = variant === 'v6.12' ? [] : cleanToggles(toggles)
+  return `mm_cid:${variant}${flags.map((f) => `+${f}`).join('')}`
+}
 
 export const sameWorkload = (a: LessonWorkload, b: LessonWorkload) => workloadKey(a) === workloadKey(b)
 
 export const sameLessonRun = (a: LessonRunParams, b: LessonRunParams) =>
-  a.variant === b.variant && a.preset === b.preset && a.cache === b.cache && a.seed === b.seed && sameWorkload(a.workload, b.workload)
+  a.variant === b.variant && a.preset === b.preset && a.cache === b.cache && a.seed === b.seed && sameWorkload(a.workload, b.workload) &&
+  cleanToggles(a.toggles).join('+') === cleanToggles(b.toggles).join('+')
 
 /** The kernels a variant runs, in display order. */
 export function variantsOf(variant: LessonVariant): ('v6.12' | 'v6.13' | 'v6.18')[] {
@@ -343,8 +367,9 @@ export function newLessonRun(state: LessonState, change: Partial<LessonRunParams
   const next: LessonRunParams = { ...lessonRunParams(state), ...change }
   next.seed = cleanSeed(next.seed)
   next.workload = cleanWorkload(next.workload)
+  next.toggles = cleanToggles(next.toggles)
   if (sameLessonRun(next, lessonRunParams(state)) && state.step === 0 && !state.playing) return state
-  return { ...state, ...next, step: 0, untilNs: null, playing: false, finished: false }
+  return { ...state, ...next, toggles: next.toggles ?? [], step: 0, untilNs: null, playing: false, finished: false }
 }
 
 export function setRunTo(state: LessonState, runTo: RunTo): LessonState {
@@ -371,6 +396,7 @@ export const LESSON_PARAMS = {
   loops: 'loops',
   cache: 'cache',
   seed: 'seed',
+  toggles: 'toggles',
   step: 'step',
   until: 'until_ms',
 } as const
@@ -401,6 +427,7 @@ export function lessonStateFromSearch(search: string): LessonState {
     workload,
     cache: q.get(P.cache) === 'busy' ? 'busy' : 'idle',
     seed: q.has(P.seed) ? cleanSeed(q.get(P.seed)) : base.seed,
+    toggles: cleanToggles((q.get(P.toggles) ?? '').split(',')),
     step: cleanStep(Number(q.get(P.step) ?? 0)),
     untilNs: q.has(P.until) && Number.isFinite(until) && until >= 0 ? Math.round(until * 1e6) : null,
   }
@@ -421,6 +448,8 @@ export function searchForLessonState(state: LessonState, search = ''): string {
   q.set(P.loops, String(w.loops))
   q.set(P.cache, state.cache)
   q.set(P.seed, String(state.seed))
+  if (state.toggles.length) q.set(P.toggles, state.toggles.join(','))
+  else q.delete(P.toggles)
   q.set(P.step, String(state.step))
   if (state.untilNs !== null) q.set(P.until, String(state.untilNs / 1e6))
   else q.delete(P.until)
@@ -430,7 +459,7 @@ export function searchForLessonState(state: LessonState, search = ''): string {
 /** Action: the URL changed under us (Back/Forward): adopt the run and step it describes. */
 export function followLessonUrl(state: LessonState, search: string): LessonState {
   const u = lessonStateFromSearch(search)
-  const next: LessonState = { ...state, ...lessonRunParams(u), step: u.step, untilNs: u.untilNs, playing: false }
+  const next: LessonState = { ...state, ...lessonRunParams(u), toggles: u.toggles, step: u.step, untilNs: u.untilNs, playing: false }
   const same = sameLessonRun(lessonRunParams(next), lessonRunParams(state)) && next.step === state.step && next.untilNs === null
   if (same && !state.playing) return state
   return sameLessonRun(lessonRunParams(next), lessonRunParams(state)) ? next : { ...next, finished: false }

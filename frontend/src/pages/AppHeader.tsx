@@ -17,6 +17,7 @@ const PAGES: { page: PageName; label: string; title: string }[] = [
   { page: 'simulate', label: 'Simulate', title: 'A modelled scheduler running a workload on the machine, event by event' },
   { page: 'traces', label: 'Traces', title: 'Real kernel traces (MEASURED): upload, open locally, replay on a timeline' },
   { page: 'lesson', label: 'mm_cid lesson', title: 'Why 7e019dc (v6.13) keeps RSEQ concurrency IDs cache-local for intermittent workloads' },
+  { page: 'learn', label: 'Step by step', title: 'The mm_cid lesson as steps: narration, predict-next quizzes, bug toggles; presenter mode from there' },
 ]
 
 export function AppHeader({ page, preset, navigate, compact = false, children }: AppHeaderProps) {

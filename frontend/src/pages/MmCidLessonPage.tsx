@@ -19,14 +19,14 @@ import { lessonDurationMs, variantsOf } from '../core/lesson_state'
 import { LessonPlayback, LessonRunControls } from '../views/mm_cid/Controls'
 import { CostChart } from '../views/mm_cid/CostChart'
 import { LessonPicture } from '../views/mm_cid/LessonPicture'
-import { cellCount } from '../views/mm_cid/layout'
 import { VARIANT_LOOK } from '../views/mm_cid/marks'
 import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from '../views/mm_cid/Panels'
-import { lessonDigest, shownCpus } from '../views/mm_cid/picture'
+import { lessonDigest, pictureExtent } from '../views/mm_cid/picture'
 import { TransferCaption } from '../views/mm_cid/TransferCaption'
 import { PictureLegend } from '../views/mm_cid/PictureLegend'
 import { WorkloadPanel } from '../views/mm_cid/WorkloadPanel'
 import { usePlaybackKeys } from '../views/playback/keys'
+import { appHref } from '../core/route'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
 
@@ -41,20 +41,10 @@ export function MmCidLessonPage({ navigate }: { navigate: (href: string) => void
   usePlaybackKeys(actions)
 
   // What to draw: the CPUs the threads may use (or those that held a cid), and enough cid cells.
-  const usedCpus = useMemo(() => [...new Set(runs.flatMap((r) => r.history.map((x) => x.cpu)).filter((c) => c >= 0))], [runs])
-  const cpus = useMemo(
-    () => (topology ? shownCpus(topology, state.workload.placement, usedCpus) : []),
-    [topology, state.workload.placement, usedCpus],
+  const { cpus, cells } = useMemo(
+    () => (topology ? pictureExtent(topology, state.workload.placement, state.workload.threads, runs) : { cpus: [], cells: 8 }),
+    [topology, state.workload.placement, state.workload.threads, runs],
   )
-  const cells = useMemo(() => {
-    if (!topology) return 8
-    const used = runs.flatMap((r) => [
-      ...r.history.map((x) => x.cid),
-      ...r.view.pcpu.map((p) => p.recent_cid),
-      ...r.view.areas.filter((a) => a.object >= 0).map((a) => a.index),
-    ])
-    return cellCount(topology.cpus.length, state.workload.threads, used)
-  }, [topology, runs, state.workload.threads])
   const ready = core === 'ready' && runs.length > 0
   const compare = runs.length > 1
   const endMs = lessonDurationMs(state.workload)
@@ -73,7 +63,10 @@ export function MmCidLessonPage({ navigate }: { navigate: (href: string) => void
           indexing one 16 KiB data area per cid. Before 7e019dc, a scan takes back cids unused for 100 ms, and a thread whose bursts
           are further apart gets the <em>lowest free</em> cid: often an area another core or L3 wrote last, so the burst misses the
           cache. <strong>7e019dc</strong> (v6.13) first retries the CPU's last cid (<code>recent_cid</code>), so the thread gets its
-          own, still-cached area back.
+          own, still-cached area back.{' '}
+          <a href={appHref('/learn/mm_cid')} onClick={(e) => { e.preventDefault(); navigate('/learn/mm_cid') }} data-testid="to-learn">Step-by-step lesson</a>
+          {' · '}
+          <a href={appHref('/present/mm_cid')} data-testid="to-present">Present it</a>
         </p>
       </section>
 

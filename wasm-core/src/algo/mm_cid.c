@@ -53,7 +53,7 @@
  *     lazy_put          . . . L              a remote clear wants CPU 3's cid back
  *   task  mm_cid        running on CPU 0 -> 1, on CPU 3 -> 0, sleeping -> -1
  *
- * Variants (the text after "mm_cid:"; "" means v6.13; "+race" may follow):
+ * Variants (the text after "mm_cid:"; "" means v6.13; "+flags" may follow):
  *   v6.12  before 7e019dc: __mm_cid_try_get takes the lowest free cid below
  *          nr_cpu_ids; sched_mm_cid_migrate_to tests mm_users against
  *          t->nr_cpus_allowed.
@@ -72,6 +72,14 @@
  *          batches (v1-v14, 2024-12..2025-07). Not modelled, because after
  *          6.18: Thomas Gleixner's 6.19 rework (per-task or per-CPU ownership
  *          modes, no scan at all).
+ *   +no_recent_cid          (toggle, 6.13+ only) 7e019dc without its recent_cid field:
+ *          no CPU remembers its last cid, so allocation is expansion, then the
+ *          lowest free cid. For the lesson's "what breaks" step: a thread back
+ *          after > 100 ms idle no longer gets its old cid (and its cached data).
+ *   +task_nr_cpus_allowed   (toggle, 6.13+ only) migrate-to compares mm_users with
+ *          the migrating task's t->nr_cpus_allowed again, as before 7e019dc, instead
+ *          of the per-mm union's weight: with threads pinned to one CPU each, a
+ *          migrating thread's old cid stays on the source CPU (cids spread).
  *   +race  every remote clear stops inside its window (slot already UNSET,
  *          cid bit not yet cleared) until the next allocation of that mm: the
  *          interleaving 7e019dc's commit message names. Seekable, unlike
@@ -110,6 +118,12 @@
 int mm_cid_is_613(const mm_cid_state *st)
 {
     return st->variant >= KS_MM_CID_V6_13;
+}
+
+/* 6.13+ keeps a per-CPU recent_cid hint, unless the "+no_recent_cid" toggle takes it out. */
+int mm_cid_keeps_recent_cid(const mm_cid_state *st)
+{
+    return mm_cid_is_613(st) && !st->no_recent_cid;
 }
 
 mm_cid_mm *mm_cid_mm_of(mm_cid_state *st, int32_t mm)
@@ -336,7 +350,7 @@ static int32_t __mm_cid_try_get(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *
         shrink_max_nr_cid(st, sim, m, task, cpu);
     ks_mm_cid_record r = mm_cid_record(st, sim, m, KS_MM_CID_FIRST_FREE, task, cpu);
     int32_t cid = -1;
-    if (mm_cid_is_613(st) && (cid = try_recent_cid(st, m, slot)) >= 0) {
+    if (mm_cid_keeps_recent_cid(st) && (cid = try_recent_cid(st, m, slot)) >= 0) {
         r.path = KS_MM_CID_RECENT_CID;
     } else if (mm_cid_is_613(st) && (cid = try_expand_max_nr_cid(m)) >= 0) {
         r.path = KS_MM_CID_EXPAND_MAX_NR_CID;
@@ -400,7 +414,7 @@ static int32_t mm_cid_get(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m, int
         put_lazy_slot(st, sim, m, task, cpu);
     int32_t cid = __mm_cid_get(st, sim, m, task, cpu);
     slot->cid = cid < 0 ? MM_CID_UNSET : cid;
-    if (mm_cid_is_613(st))
+    if (mm_cid_keeps_recent_cid(st))
         slot->recent_cid = slot->cid;
     return cid;
 }
@@ -491,24 +505,39 @@ static int32_t mm_cid_of_task(const void *state, const ks_sim *sim, int32_t task
 
 /* ---- init, release, snapshots -------------------------------------------------------- */
 
-/* "v6.12" | "v6.13" | "v6.18" | "" (v6.13), optionally followed by "+race". */
-static int32_t parse_variant(const char *variant, int32_t *out, int32_t *race)
+/* "v6.12" | "v6.13" | "v6.18" | "" (v6.13), then any of "+race", "+no_recent_cid",
+ * "+task_nr_cpus_allowed" (the last two are bug-injection toggles of 7e019dc's parts, so
+ * they need 6.13 or later: v6.12 never had what they take out). */
+static int32_t parse_variant(mm_cid_state *st, const char *variant)
 {
     static const char *const names[] = { "v6.12", "v6.13", "v6.18" };
     size_t len = strcspn(variant, "+");
-    *race = 0;
-    if (variant[len] && strcmp(variant + len, "+race") != 0)
-        return KS_ERR_NOT_FOUND;
-    *race = variant[len] != '\0';
-    *out = KS_MM_CID_V6_13;
-    if (len == 0)
-        return KS_OK;
-    for (int32_t i = 0; i < 3; i++)
+    st->variant = KS_MM_CID_V6_13;
+    int found = len == 0;
+    for (int32_t i = 0; i < 3 && !found; i++)
         if (strlen(names[i]) == len && strncmp(variant, names[i], len) == 0) {
-            *out = i;
-            return KS_OK;
+            st->variant = i;
+            found = 1;
         }
-    return KS_ERR_NOT_FOUND;
+    if (!found)
+        return KS_ERR_NOT_FOUND;
+    for (const char *p = variant + len; *p == '+';) {
+        size_t n = strcspn(p + 1, "+");
+        int32_t *flag = NULL;
+        if (n == 4 && strncmp(p + 1, "race", 4) == 0)
+            flag = &st->race;
+        else if (n == 13 && strncmp(p + 1, "no_recent_cid", 13) == 0)
+            flag = &st->no_recent_cid;
+        else if (n == 20 && strncmp(p + 1, "task_nr_cpus_allowed", 20) == 0)
+            flag = &st->task_nr_cpus_allowed;
+        if (!flag || *flag)
+            return KS_ERR_NOT_FOUND;
+        *flag = 1;
+        p += 1 + n;
+    }
+    if ((st->no_recent_cid || st->task_nr_cpus_allowed) && !mm_cid_is_613(st))
+        return KS_ERR_NOT_FOUND;
+    return KS_OK;
 }
 
 static void mm_cid_release(void *state)
@@ -528,7 +557,7 @@ static int32_t mm_cid_init(ks_sim *sim, const char *variant, void **state)
     mm_cid_state *st = calloc(1, sizeof *st);
     if (!st)
         return KS_ERR_NO_MEMORY;
-    int32_t status = parse_variant(variant, &st->variant, &st->race);
+    int32_t status = parse_variant(st, variant);
     st->nr_cpus = sched_nr_cpus(sim);
     st->nwords = cpumask_words(st->nr_cpus);
     st->max_tasks = sched_max_tasks(sim);
@@ -551,7 +580,7 @@ static int32_t mm_cid_init(ks_sim *sim, const char *variant, void **state)
 
 /* Identifies the configuration a snapshot was taken under. */
 typedef struct mm_cid_snap_sig {
-    int32_t variant, race, nr_cpus;
+    int32_t variant, race, no_recent_cid, task_nr_cpus_allowed, nr_cpus;
     uint32_t mm_stride;
 } mm_cid_snap_sig;
 
@@ -566,7 +595,8 @@ static uint32_t mm_cid_snapshot_size(const void *state)
 
 static mm_cid_snap_sig sig_of(const mm_cid_state *st)
 {
-    return (mm_cid_snap_sig){ st->variant, st->race, st->nr_cpus, st->mm_stride };
+    return (mm_cid_snap_sig){ st->variant, st->race, st->no_recent_cid, st->task_nr_cpus_allowed,
+                              st->nr_cpus, st->mm_stride };
 }
 
 static int32_t mm_cid_snapshot_save(const void *state, void *buf, uint32_t len)

@@ -79,6 +79,8 @@ typedef struct mm_cid_state {
     /* configuration */
     int32_t variant;            /* ks_mm_cid_variant */
     int32_t race;               /* "+race": every remote clear keeps its put in flight */
+    int32_t no_recent_cid;      /* "+no_recent_cid" toggle: 6.13+ without the recent_cid hint */
+    int32_t task_nr_cpus_allowed; /* "+task_nr_cpus_allowed" toggle: migrate-to's old test */
     int32_t nr_cpus, nwords;
     int32_t max_tasks, max_mms;
     uint32_t mm_stride;         /* bytes per pool entry */
@@ -101,6 +103,7 @@ extern const ks_sched_ops mm_cid_ops;
 mm_cid_mm *mm_cid_mm_of(mm_cid_state *st, int32_t mm);        /* NULL before the mm exists */
 mm_cid_mm *mm_cid_mm_of_task(mm_cid_state *st, const ks_sim *sim, int32_t task);
 int mm_cid_is_613(const mm_cid_state *st);                     /* 6.13 behaviour or later */
+int mm_cid_keeps_recent_cid(const mm_cid_state *st);            /* 6.13+, no "+no_recent_cid" */
 void __mm_cid_put(mm_cid_mm *m, int32_t cid);
 /* Whether cpu's current task is an active task of mm m (the kernel's rq->curr test). */
 int32_t mm_cid_curr_of_mm(const mm_cid_state *st, const ks_sim *sim, const mm_cid_mm *m,

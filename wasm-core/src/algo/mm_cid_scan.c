@@ -64,7 +64,7 @@ static void steal_src_cid(const mm_cid_state *st, mm_cid_pcpu *src)
 {
     src->cid = MM_CID_UNSET;
     src->lazy_put = 0;
-    if (mm_cid_is_613(st))
+    if (mm_cid_keeps_recent_cid(st))
         src->recent_cid = MM_CID_UNSET;
 }
 
@@ -90,7 +90,8 @@ void sched_mm_cid_migrate_to(mm_cid_state *st, ks_sim *sim, int32_t task, int32_
         return;
     mm_cid_pcpu *dst = &m->pcpu[dst_cpu];
     int dst_set = dst->cid != MM_CID_UNSET || (mm_cid_is_613(st) && dst->recent_cid != MM_CID_UNSET);
-    int32_t allowed = mm_cid_is_613(st) ? m->nr_cpus_allowed : sched_task_nr_cpus_allowed(sim, task);
+    int32_t allowed = mm_cid_is_613(st) && !st->task_nr_cpus_allowed ? m->nr_cpus_allowed
+                                                                     : sched_task_nr_cpus_allowed(sim, task);
     ks_mm_cid_record r = mm_cid_record(st, sim, m, KS_MM_CID_MIGRATE_KEPT_SRC, task, dst_cpu);
     r.other_cpu = src_cpu;
     r.bound = allowed;
@@ -112,7 +113,7 @@ void sched_mm_cid_migrate_to(mm_cid_state *st, ks_sim *sim, int32_t task, int32_
     } else {
         dst->time = sched_now(sim);         /* mm_cid_snapshot_time(dst_rq) */
         dst->cid = cid;
-        if (mm_cid_is_613(st))
+        if (mm_cid_keeps_recent_cid(st))
             dst->recent_cid = cid;
         r.path = KS_MM_CID_MIGRATE_TAKEN_FROM_SRC;
     }

@@ -19,13 +19,15 @@ export function LessonNarration(props: {
   finished: boolean
   notice: string | null
   paths: readonly { name: string; help: string }[]
+  /** What a step is called in the heading (the lesson player says "Instant": its steps are the lesson's). */
+  unit?: string
 }) {
-  const { runs, step, lastStep, timeNs, finished, notice, paths } = props
+  const { runs, step, lastStep, timeNs, finished, notice, paths, unit = 'Step' } = props
   const helpOf = (name?: string) => paths.find((p) => p.name === name)?.help
   return (
     <section className="panel lesson-narration" aria-label="What the allocator did, and why" aria-live="polite" data-testid="lesson-narration">
       <h2>
-        Step <span data-testid="lesson-step">{step}</span> of {lastStep}
+        {unit} <span data-testid="lesson-step">{step}</span> of {lastStep}
         <span className="narration-time"> · {formatT(timeNs)}</span>
       </h2>
       {step === 0 && <p className="narration-text">Nothing has happened yet. Press <kbd>→</kbd> to step, <kbd>N</kbd> to run to the next allocation, or <kbd>Space</kbd> to play.</p>}

@@ -6,7 +6,9 @@
  */
 import type { LessonRunView } from '../../core/lesson_controller'
 import { NEW_CID_PATHS, isTransfer, type BurstSource } from '../../core/lesson_timeline'
+import type { Placement } from '../../core/lesson_state'
 import type { MmCidArea, Topology } from '../../core/types'
+import { cellCount } from './layout'
 
 export interface CardState {
   cpu: number
@@ -147,4 +149,20 @@ export function lessonDigest(step: number, timeNs: number, runs: readonly Lesson
     return `${r.variant}: cidmask ${bits} · cpu cids ${cids || 'none'} · bursts ${r.totals.measured}`
   })
   return `step ${step} · t=${timeNs} ns · ${parts.join(' | ')}`
+}
+
+/**
+ * What a picture of these runs draws: the CPUs the threads may use (or that
+ * held a cid) and enough cid cells for every cid, recent_cid and area seen.
+ * (The lesson page and the lesson player draw the same picture.)
+ */
+export function pictureExtent(topology: Topology, placement: Placement, threads: number, runs: readonly LessonRunView[]): { cpus: number[]; cells: number } {
+  const used = [...new Set(runs.flatMap((r) => r.history.map((x) => x.cpu)).filter((c) => c >= 0))]
+  const cpus = shownCpus(topology, placement, used)
+  const cids = runs.flatMap((r) => [
+    ...r.history.map((x) => x.cid),
+    ...r.view.pcpu.map((p) => p.recent_cid),
+    ...r.view.areas.filter((a) => a.object >= 0).map((a) => a.index),
+  ])
+  return { cpus, cells: cellCount(topology.cpus.length, threads, cids) }
 }

@@ -1,0 +1,48 @@
+"""Room codes, tokens, tallies, and a lagging socket's bounded queue."""
+
+import asyncio
+
+from kscope.rooms import protocol
+from kscope.rooms.hub import Connection
+from kscope.rooms.model import (CODE_ALPHABET, CODE_LENGTH, Room, hash_token, new_code, new_token,
+                                normalize_code, token_matches)
+
+
+def test_codes_avoid_look_alikes() -> None:
+    assert not set(CODE_ALPHABET) & set("0O1IL5S2Z8BUV")
+    codes = {new_code() for _ in range(200)}
+    assert len(codes) > 190 and all(len(c) == CODE_LENGTH and set(c) <= set(CODE_ALPHABET) for c in codes)
+
+
+def test_normalize_code() -> None:
+    assert normalize_code("xk4-q7p") == "XK4Q7P"  # case, spaces and dashes as people type them
+    assert normalize_code(" ack 4-3m ") == "ACK43M"
+    assert normalize_code("ACK43") is None  # too short
+    assert normalize_code("ACK43MM") is None  # too long
+    assert normalize_code("ACK43O") is None  # O is not in the alphabet
+    assert normalize_code("") is None
+
+
+def test_token_is_checked_against_its_hash() -> None:
+    token = new_token()
+    assert token_matches(token, hash_token(token))
+    assert not token_matches(token + "x", hash_token(token))
+
+
+def test_tally_counts_each_choice_zeros_included() -> None:
+    room = Room(code="ACDEFG", lesson="mm_cid", token_hash="", created_ms=0, expires_ms=1,
+                quiz={"id": "q", "choices": ["a", "b", "c"]}, answers={"x": "a", "y": "a", "z": "c"})
+    assert room.tally() == {"a": 2, "b": 0, "c": 1}
+
+
+def test_a_lagging_socket_is_closed_not_buffered_forever() -> None:
+    async def scenario() -> Connection:
+        conn = Connection(ws=None, code="ACDEFG", role="follower", client="f",  # type: ignore[arg-type]
+                          queue=asyncio.Queue(maxsize=4))
+        for i in range(10):
+            conn.offer(f"frame {i}")
+        return conn
+
+    conn = asyncio.run(scenario())
+    assert conn.closing == (protocol.CLOSE_TOO_SLOW, "fell too far behind; reconnect to catch up")
+    assert conn.queue.qsize() == 1 and conn.queue.get_nowait() is None  # the backlog was dropped

@@ -1,0 +1,54 @@
+/*
+ * /learn/<id>?step=N: a lesson step by step, for one student (solo). The step
+ * and the toggles live in the URL; ← / → / space move, t flips the step's
+ * toggle. Links to presenter mode and to the free-form /lesson/mm_cid page.
+ */
+import { useEffect, useRef } from 'react'
+import { useUrlPosition } from '../core/lesson_route'
+import { appHref, lessonRouteOf, useAppLocation } from '../core/route'
+import { LessonPlayer } from '../views/lesson/LessonPlayer'
+import { keyCommand, type DigitBuffer } from '../views/lesson/keys'
+import { AppHeader } from './AppHeader'
+import { LessonError } from './lesson/LessonError'
+import { useLessonData } from './lesson/useLessonData'
+
+export function LearnPage({ navigate }: { navigate: (href: string) => void }) {
+  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? 'mm_cid'
+  const data = useLessonData(id)
+  const [position, setPosition] = useUrlPosition('learn', id)
+  const digits = useRef<DigitBuffer>({ text: '', at: 0 })
+  const lesson = data.lesson
+
+  useEffect(() => {
+    if (!lesson) return
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null
+      if (e.ctrlKey || e.metaKey || e.altKey || (t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) return
+      const step = lesson.steps[Math.min(position.step, lesson.steps.length - 1)]
+      const [cmd, buf] = keyCommand({ key: e.key, now: performance.now() }, position, lesson.steps.length, step.toggles, digits.current)
+      digits.current = buf
+      if (cmd.kind === 'move') {
+        e.preventDefault()
+        setPosition(cmd.position)
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [lesson, position, setPosition])
+
+  return (
+    <>
+      <AppHeader page="learn" navigate={navigate} compact>
+        <p className="modelled" data-testid="modelled">
+          <strong>MODELLED</strong> kscope's model of the kernel, not measured ·{' '}
+          <a href={appHref(`/present/${id}?step=${position.step}`)} data-testid="to-present">Present</a>
+        </p>
+      </AppHeader>
+      {!data.lesson ? (
+        <LessonError message={data.error} />
+      ) : (
+        <LessonPlayer lesson={data.lesson} position={position} onNavigate={setPosition} mode="solo" />
+      )}
+    </>
+  )
+}

@@ -1,0 +1,261 @@
+/*
+ * The lesson player: one step of a lesson (data, lesson_types.ts) on the mm_cid
+ * views the /lesson/mm_cid page uses (picture, legend, the allocator's
+ * narration, costs, per-mm numbers, per-CPU table, cost chart), plus the step's
+ * plain-words narration, its bug toggles, its predict-next quiz and, for the
+ * last step, the published table beside the model.
+ *
+ *   ┌ step k/N · title ─────────────────────────── MODELLED · kernel(s) ┐
+ *   │ stage: the step's views, highlighted ones     │ narration        │
+ *   │ framed and marked "◆ look here"; the          │ toggles          │
+ *   │ presenter's pointer as a ring                 │ quiz             │
+ *   └───────────────────────────────────────────────┴──── ← k/N → ────┘
+ *
+ * Modes: 'solo' (a student alone: reveal is local), 'presenter' (large type;
+ * the quiz shows the room's tally and reveals through QuizBinding), 'follower'
+ * (answers go through QuizBinding; the reveal comes from the presenter), and
+ * 'embed' (one view, no chrome: position.view names it).
+ *
+ * The player never changes the position itself: every move is onNavigate(next).
+ */
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react'
+import type { LessonPosition } from '../../core/lesson_position'
+import { useLessonPlayer } from '../../core/lesson_player'
+import type { Lesson, LessonHighlight, LessonViewId } from '../../core/lesson_types'
+import { CostChart } from '../mm_cid/CostChart'
+import { LessonPicture } from '../mm_cid/LessonPicture'
+import { VARIANT_LOOK } from '../mm_cid/marks'
+import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from '../mm_cid/Panels'
+import { lessonDigest, pictureExtent } from '../mm_cid/picture'
+import { PictureLegend } from '../mm_cid/PictureLegend'
+import { TransferCaption } from '../mm_cid/TransferCaption'
+import { lessonDurationMs } from '../../core/lesson_state'
+import { PublishedTable } from './PublishedTable'
+import { QuizPanel } from './QuizPanel'
+import './lesson.css'
+
+export interface QuizBinding {          // supplied by the rooms layer; absent when solo
+  answer?: (quizId: string, choice: string) => void      // follower answers
+  tally?: Record<string, number>        // presenter: live counts per choice
+  revealed?: { quizId: string; answer: string } | null  // after the presenter reveals
+  reveal?: (quizId: string, answer: string) => void      // presenter only
+}
+
+export type LessonPlayerMode = 'solo' | 'presenter' | 'follower' | 'embed'
+
+export interface LessonPlayerProps {
+  lesson: Lesson
+  position: LessonPosition
+  onNavigate: (p: LessonPosition) => void
+  mode: LessonPlayerMode
+  quiz?: QuizBinding
+}
+
+/** Human names of the views (embed titles, the highlight marker). */
+export const VIEW_NAMES: Record<LessonViewId, string> = {
+  picture: 'CPUs, cidmask and data areas',
+  legend: 'legend',
+  narration: 'what the allocator did',
+  costs: 'burst cost',
+  numbers: 'per-process numbers',
+  pcpu: 'per-CPU table',
+  chart: 'ns per burst over time',
+  published: 'published vs modelled',
+}
+
+/** A part of the stage, framed and marked when the step highlights it. */
+function Part({ id, highlight, children, focused }: { id: string; highlight: boolean; focused: boolean; children: ReactNode }) {
+  return (
+    <div className={`lp-part lp-part-${id}${highlight ? ' lp-highlight' : ''}${focused ? ' lp-focused' : ''}`} data-view={id} data-highlight={highlight || undefined}>
+      {highlight && <span className="lp-look" aria-hidden="true">◆ look here</span>}
+      {children}
+    </div>
+  )
+}
+
+export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: LessonPlayerProps) {
+  const player = useLessonPlayer(lesson, position)
+  const { snapshot, step, index, toggles, answer, paths } = player
+  const { state, view } = snapshot
+  const { topology, runs } = view
+  const stageRef = useRef<HTMLDivElement>(null)
+  const ready = player.core === 'ready' && runs.length > 0 && topology !== null
+  const compare = runs.length > 1
+  const highlight = (h: LessonHighlight) => step.views.highlight.includes(h)
+  const embedView = mode === 'embed' ? ((position.view as LessonViewId | undefined) ?? step.views.show[0]) : null
+  const shows = (v: LessonViewId) => (embedView ? embedView === v : step.views.show.includes(v))
+
+  const extent = useMemo(
+    () => (topology ? pictureExtent(topology, state.workload.placement, state.workload.threads, runs) : { cpus: [], cells: 8 }),
+    [topology, state.workload.placement, state.workload.threads, runs],
+  )
+
+  // The presenter's pointer: 0..1 of the stage box, sent at most once per frame.
+  const raf = useRef(0)
+  const onMove = useCallback(
+    (e: ReactMouseEvent<HTMLDivElement>) => {
+      if (mode !== 'presenter' || raf.current) return
+      const box = e.currentTarget.getBoundingClientRect()
+      const x = (e.clientX - box.left) / box.width
+      const y = (e.clientY - box.top) / box.height
+      raf.current = requestAnimationFrame(() => {
+        raf.current = 0
+        onNavigate({ ...position, pointer: { x: Math.min(1, Math.max(0, x)), y: Math.min(1, Math.max(0, y)) } })
+      })
+    },
+    [mode, onNavigate, position],
+  )
+  const onLeave = useCallback(() => {
+    if (mode === 'presenter' && position.pointer) onNavigate({ ...position, pointer: null })
+  }, [mode, onNavigate, position])
+  useEffect(() => () => cancelAnimationFrame(raf.current), [])
+
+  const go = (n: number) => onNavigate({ ...position, step: Math.min(lesson.steps.length - 1, Math.max(0, n)), pointer: null })
+  const flip = (t: string) => onNavigate({ ...position, toggles: { ...position.toggles, [t]: !position.toggles[t] } })
+  const kernels = runs.map((r) => r.variant)
+  const [revealedLocal, setRevealedLocal] = useState<string | null>(null)
+  const quizKey = step.quiz ? `${step.quiz.id}|${toggles.join('+')}` : ''
+  useEffect(() => setRevealedLocal(null), [quizKey])
+
+  const stage = (
+    <div className="lp-stage" ref={stageRef} onMouseMove={onMove} onMouseLeave={onLeave} data-testid="lp-stage">
+      {player.core === 'loading' && <p className="status" role="status">Loading the C core (WebAssembly)…</p>}
+      {(view.problem || player.coreError) && (
+        <p className="lp-problem" role="alert" data-testid="lp-problem">{player.coreError || view.problem?.message}</p>
+      )}
+      {ready && (
+        <>
+          {shows('picture') && (
+            <Part id="picture" highlight={highlight('picture') || highlight('cidmask') || highlight('areas') || highlight('cpus')} focused={position.view === 'picture'}>
+              <div className={`pictures${compare ? ' lp-compare' : ''}`}>
+                {runs.map((r, i) => (
+                  <figure key={r.variant} className="picture-figure" style={{ borderTopColor: VARIANT_LOOK[r.variant].colour }} data-testid={`lp-picture-${r.variant}`}>
+                    <figcaption>
+                      <strong>{VARIANT_LOOK[r.variant].name}</strong>
+                      {toggles.length > 0 && r.variant !== 'v6.12' && <span className="lp-toggled"> · with {toggles.map((t) => `−${t}`).join(', ')} (bug injected)</span>}
+                      {!r.view.mm && <span className="hint-inline"> · process not running (no live threads)</span>}
+                      <TransferCaption run={r} topology={topology} />
+                    </figcaption>
+                    <LessonPicture run={r} other={compare ? runs[1 - i] : undefined} topology={topology} cpus={extent.cpus} cells={extent.cells}
+                      moveMs={0} title={`${r.variant} on ${topology.name}`} />
+                  </figure>
+                ))}
+              </div>
+            </Part>
+          )}
+          {shows('legend') && (
+            <Part id="legend" highlight={highlight('legend')} focused={position.view === 'legend'}>
+              <PictureLegend compare={compare} has613={runs.some((r) => r.variant !== 'v6.12')} />
+            </Part>
+          )}
+          {shows('published') && step.published && (
+            <Part id="published" highlight={highlight('published')} focused={position.view === 'published'}>
+              <PublishedTable published={step.published} runs={runs} />
+            </Part>
+          )}
+          <div className="lp-panels">
+            {shows('narration') && (
+              <Part id="narration" highlight={highlight('narration')} focused={position.view === 'narration'}>
+                <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant" />
+              </Part>
+            )}
+            {shows('costs') && (
+              <Part id="costs" highlight={highlight('costs')} focused={position.view === 'costs'}>
+                <CostSummary runs={runs} />
+              </Part>
+            )}
+            {shows('numbers') && (
+              <Part id="numbers" highlight={highlight('numbers')} focused={position.view === 'numbers'}>
+                <MmNumbers runs={runs} timeNs={view.time_ns} />
+              </Part>
+            )}
+            {shows('pcpu') && (
+              <Part id="pcpu" highlight={highlight('pcpu') || highlight('recent_cid')} focused={position.view === 'pcpu'}>
+                <PcpuTable runs={runs} cpus={extent.cpus} topology={topology} timeNs={view.time_ns} />
+              </Part>
+            )}
+          </div>
+          {shows('chart') && (
+            <Part id="chart" highlight={highlight('chart')} focused={position.view === 'chart'}>
+              <CostChart runs={runs} timeNs={view.time_ns} endMs={lessonDurationMs(state.workload)} />
+            </Part>
+          )}
+          <p className="visually-hidden" data-testid="lp-digest" aria-hidden="true">{lessonDigest(state.step, view.time_ns, runs)}</p>
+        </>
+      )}
+      {position.pointer && (
+        <span className="lp-pointer" data-testid="lp-pointer" aria-hidden="true"
+          style={{ left: `${position.pointer.x * 100}%`, top: `${position.pointer.y * 100}%` }} />
+      )}
+    </div>
+  )
+
+  if (mode === 'embed') {
+    return (
+      <div className="lesson-player mode-embed" data-testid="lesson-player" data-step={index} data-view={embedView ?? ''}>
+        <p className="lp-embed-caption">
+          <strong>{lesson.title}</strong> · step {index + 1}: {step.title} · {VIEW_NAMES[embedView ?? 'picture']} · <span className="modelled-tag">MODELLED</span>
+        </p>
+        {stage}
+      </div>
+    )
+  }
+
+  return (
+    <div className={`lesson-player mode-${mode}`} data-testid="lesson-player" data-step={index} data-ready={ready || undefined}>
+      <header className="lp-head">
+        <p className="lp-count" data-testid="lp-count">
+          Step <strong>{index + 1}</strong> of {lesson.steps.length}
+        </p>
+        <h2 className="lp-title" data-testid="lp-title">{step.title}</h2>
+        <p className="lp-kernels">
+          <span className="modelled-tag" title="kscope's model of the kernel (wasm), not a measurement">MODELLED</span>{' '}
+          {kernels.map((k) => VARIANT_LOOK[k].name).join(' vs ')}
+          {state.cache === 'busy' ? ' · busy caches' : ''}
+        </p>
+      </header>
+      <div className="lp-body">
+        {stage}
+        <aside className="lp-words">
+          <p className="lp-narration" data-testid="lp-narration">{step.narration}</p>
+          {view.notice && <p className="lp-notice" role="status" data-testid="lp-notice">{view.notice}</p>}
+          {step.toggles.length > 0 && (
+            <section className="lp-toggles" aria-label="Bug-injection toggles">
+              <h3>Break it</h3>
+              {step.toggles.map((t) => {
+                const def = lesson.toggles.find((d) => d.id === t)
+                const on = !!position.toggles[t]
+                return (
+                  <button key={t} type="button" className={`lp-toggle${on ? ' on' : ''}`} aria-pressed={on} data-testid={`lp-toggle-${t}`}
+                    onClick={() => flip(t)} disabled={mode === 'follower'} title={def?.description}>
+                    <span className="lp-toggle-state">{on ? 'ON' : 'OFF'}</span> {def?.label ?? t}
+                    <span className="lp-key">t</span>
+                  </button>
+                )
+              })}
+              <p className="hint">{step.toggles.map((t) => lesson.toggles.find((d) => d.id === t)?.description).join(' ')}</p>
+            </section>
+          )}
+          {step.quiz && (
+            <QuizPanel quiz={step.quiz} answer={answer} ready={ready} mode={mode} binding={quiz}
+              revealedLocal={revealedLocal} onRevealLocal={setRevealedLocal} />
+          )}
+          {mode !== 'follower' && (
+            <nav className="lp-nav" aria-label="Lesson steps">
+              <button type="button" onClick={() => go(index - 1)} disabled={index === 0} data-testid="lp-back">← Back</button>
+              <ol className="lp-dots">
+                {lesson.steps.map((s, i) => (
+                  <li key={s.id}>
+                    <button type="button" className={i === index ? 'current' : ''} aria-current={i === index ? 'step' : undefined}
+                      title={`${i + 1}. ${s.title}`} onClick={() => go(i)}>{i + 1}</button>
+                  </li>
+                ))}
+              </ol>
+              <button type="button" onClick={() => go(index + 1)} disabled={index === lesson.steps.length - 1} data-testid="lp-next">Next →</button>
+            </nav>
+          )}
+        </aside>
+      </div>
+    </div>
+  )
+}
