@@ -45,6 +45,18 @@ test('presenter mode: keys move, jump, toggle, help; screenshots at projector si
   await expect(page.getByTestId('lp-title')).toHaveText('Break it: take recent_cid out');
   await page.screenshot({ path: `${artifacts}/present-1280-step12.png` });
 
+  // the pointer follows the mouse over the stage; a double-click focuses a view
+  const box = (await page.getByTestId('lp-stage').boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.25, box.y + box.height * 0.3);
+  await expect(page.getByTestId('lp-pointer')).toBeVisible();
+  const dot = (await page.getByTestId('lp-pointer').boundingBox())!;
+  expect(Math.abs(dot.x + dot.width / 2 - (box.x + box.width * 0.25))).toBeLessThan(4);
+  await page.locator('.lp-part-picture').dblclick();
+  await expect(page.locator('.lp-part-picture')).toHaveAttribute('data-focused', 'yes');
+  await page.screenshot({ path: `${artifacts}/present-1280-pointer-focus.png` });
+  await page.mouse.move(box.x + box.width + 200, box.y + 10);
+  await expect(page.getByTestId('lp-pointer')).toHaveCount(0);
+
   await page.keyboard.press('?');
   await expect(page.getByTestId('present-help')).toBeVisible();
   await expect(page.getByTestId('present-help')).toContainText('full screen');
