@@ -78,7 +78,7 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
         cpus = max(cpus, int(rec["cpu"].max()) + 1)
     if len(rec) == 0:
         raise InputError(f"{source}: no events found")
-    with Conform(chosen, max(cpus, 1), hz, keep, resync) as replay:
+    with Conform(chosen, max(cpus, 1), hz, keep, resync, "return" if kernel else "tick") as replay:
         replay.feed(items.tobytes())
         s = replay.summary()
         first = replay.disagreements()
