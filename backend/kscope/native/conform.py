@@ -30,7 +30,8 @@ VARIANTS = ("v6.12", "v6.13", "v6.18")
 # KS_CONFORM_SCAN_AT_*, by value: at the modelled tick (the simulator), on return to user (kernels)
 SCAN_AT = ("tick", "return")
 # ks_conform_cause, by value (ks_conform_cause_name)
-CAUSES = ("unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade")
+CAUSES = ("unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade",
+          "same_time_order")
 
 
 def available() -> bool:

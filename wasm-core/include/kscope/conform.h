@@ -39,6 +39,9 @@
  *                       have dropped, or the model's scan had dropped the very cid
  *                       the kernel still had, unused for less than 100 ms + 1 tick
  *                       (borderline: a scan a tick later or earlier decides otherwise);
+ *   SAME_TIME_ORDER     another CPU changed this mm's cids (an exit's put, an
+ *                       allocation, a migration) within 1 us before the decision:
+ *                       ftrace text stamps microseconds, so which came first is unknown;
  *   STATE_BEFORE_TRACE  the task's mm existed before the trace (its cids then are
  *                       unknown) and this is the task's first comparison on that CPU;
  *   CASCADE             an earlier disagreement in the same mm (without resync the
@@ -60,6 +63,7 @@ typedef enum ks_conform_cause {
     KS_CONFORM_SCAN_NOT_VISIBLE,
     KS_CONFORM_STATE_BEFORE_TRACE,
     KS_CONFORM_CASCADE,
+    KS_CONFORM_SAME_TIME_ORDER,
     KS_CONFORM_CAUSE_COUNT
 } ks_conform_cause;
 #define KS_CONFORM_CAUSE_SLOTS 8   /* room in ks_conform_summary.causes */
@@ -141,7 +145,8 @@ KS_API int32_t ks_conform_result(const ks_conform *conf, ks_conform_summary *out
 KS_API int32_t ks_conform_disagreement_get(const ks_conform *conf, int32_t i,
                                            ks_conform_disagreement *out);
 
-/* "unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade";
+/* "unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade",
+ * "same_time_order";
  * "?" out of range. */
 KS_API const char *ks_conform_cause_name(int32_t cause);
 

@@ -481,7 +481,41 @@ static void run_ticks(ks_conform *c, uint64_t ts)
 
 static const char *const cause_names[KS_CONFORM_CAUSE_COUNT] = {
     "unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade",
+    "same_time_order",
 };
+
+#define CONFORM_RESOLUTION_NS 1000ull  /* ftrace text prints microseconds */
+
+/* Whether the model logged a change to this mm's cids on another CPU within the trace's
+ * timestamp resolution before the task's last decision (the log is in time order). */
+static int same_time_change(const ks_conform *c, int32_t t)
+{
+    const conform_task *ct = &c->ctasks[t];
+    const mm_cid_state *st = c->st;
+    int32_t tgid = c->host.tasks[t].tgid;
+    if (ct->last_path < 0)
+        return 0;
+    for (uint32_t i = st->log_len, n = 0; i > 0 && n < 256; i--, n++) {
+        const ks_mm_cid_record *r = &st->log[i - 1];
+        if (r->ts_ns + CONFORM_RESOLUTION_NS < ct->last_ts)
+            break;
+        if (r->tgid != tgid || r->cpu == ct->last_cpu || r->cpu < 0 || r->ts_ns > ct->last_ts)
+            continue;
+        switch (r->path) {
+        case KS_MM_CID_EXIT_PUT:
+        case KS_MM_CID_PUT_LAZY:
+        case KS_MM_CID_FIRST_FREE:
+        case KS_MM_CID_RECENT_CID:
+        case KS_MM_CID_EXPAND_MAX_NR_CID:
+        case KS_MM_CID_MIGRATE_TAKEN_FROM_SRC:
+        case KS_MM_CID_MIGRATE_SRC_DROPPED:
+            return 1;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
 
 const char *ks_conform_cause_name(int32_t cause)
 {
@@ -511,6 +545,8 @@ static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int3
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (is_allocation(ct->last_path) && drop_cid >= 0 && drop_cid == ev->u.rseq_update.mm_cid)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
+    if (same_time_change(c, t))
+        return KS_CONFORM_SAME_TIME_ORDER;
     if (!imap_get(&c->mm_born, mm, 0) && first_on_cpu)
         return KS_CONFORM_STATE_BEFORE_TRACE;
     if (imap_get(&c->mm_disagreed, mm, 0))
@@ -567,6 +603,10 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
         break;
     case KS_CONFORM_CASCADE:
         WHY("follows an earlier disagreement in this process");
+        break;
+    case KS_CONFORM_SAME_TIME_ORDER:
+        WHY("another CPU changed this process's cids in the same microsecond: the trace cannot "
+            "order them");
         break;
     default:
         WHY("unexplained");
