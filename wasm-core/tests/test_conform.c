@@ -135,6 +135,12 @@ static void variants_differ_on_recent_cid(void)
     CHECK_EQ_INT(d.model_cid, 0);
     CHECK_EQ_INT(d.path, KS_MM_CID_FIRST_FREE);
     CHECK(strstr(d.why, "FIRST_FREE") != NULL);
+    /* a model mismatch (6.12's allocator on a 6.13 kernel), not a trace limitation; 103's
+     * first cid on CPU 3 may also hang on the unknown state of a process older than the
+     * trace (process 100 is never forked in it), and is attributed to that */
+    CHECK_EQ_INT(d.cause, KS_CONFORM_UNEXPLAINED);
+    CHECK_EQ_INT(b.causes[KS_CONFORM_UNEXPLAINED], 1);
+    CHECK_EQ_INT(b.causes[KS_CONFORM_STATE_BEFORE_TRACE], 1);
     CHECK_EQ_INT(ks_conform_disagreement_get(c, 2, &d), KS_ERR_RANGE);
     ks_conform_free(c);
     /* and the other way round */
@@ -165,7 +171,11 @@ static void gaps_are_counted_and_named(void)
     ks_conform_disagreement d;
     CHECK_EQ_INT(ks_conform_disagreement_get(c, 0, &d), KS_OK);
     CHECK_EQ_INT(d.gap_near, 1);
-    CHECK(strstr(d.why, "lacks the switch-out of pid 201 on CPU 0") != NULL);
+    CHECK_EQ_INT(d.cause, KS_CONFORM_MISSING_EVENTS);
+    CHECK_EQ_INT(s.causes[KS_CONFORM_MISSING_EVENTS], 1);
+    CHECK(strstr(d.why, "lacks pid 201's switch-out on CPU 0") != NULL);
+    CHECK(strcmp(ks_conform_cause_name(d.cause), "missing_events") == 0);
+    CHECK(strcmp(ks_conform_cause_name(KS_CONFORM_CAUSE_COUNT), "?") == 0);
     ks_conform_free(c);
     /* without a TGID column: unknown mm */
     for (int i = 0; i < h.n; i++)

@@ -197,8 +197,7 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     binary = workloads.build(work, req.cache / "bin")
     argv = work.argv(req.threads, req.seconds, req.delay_ms)
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
-        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30,
-                                 whole_system=work.whole_system)
+        init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
         initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")
         machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
         data = Path(tmp) / "data.txt"
@@ -215,7 +214,13 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
             "memory_mib": str(req.memory_mib), "events": ",".join(enabled), "workload": work.name,
             "command": " ".join(argv), "seconds": f"{req.seconds:.3f}", "result": result,
             "exit": str(status), "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(), **image_meta,
+            "scope": "system-wide", "trace_clock": "global",
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if "stats" in found:  # per-CPU ring-buffer statistics (guest.py): did the kernel drop events?
+        stats = guest.parse_stats(found["stats"])
+        meta["cpu_stats"] = ";".join(f"{cpu}:" + ",".join(f"{k}={v}" for k, v in row.items())
+                                     for cpu, row in stats.items())
+        meta["dropped_events"] = str(sum(r.get("dropped", 0) + r.get("overrun", 0) for r in stats.values()))
     header = _header(meta, sysfs)
     header_lines = header.count(b"\n")
     if header_lines >= DETECT_SCAN_LINES:

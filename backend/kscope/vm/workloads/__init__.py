@@ -36,10 +36,6 @@ class Workload:
     default_threads: int
     buffer_kb: int  # per-CPU trace buffer in the guest
     about: str
-    # Trace every task, not only the workload's: cpupri_set()/cpupri_find() run in whatever task
-    # is current (idle, the timer interrupt's victim) when an RT thread is woken or preempted,
-    # so a per-pid filter would keep only the half of them that the RT threads run themselves.
-    whole_system: bool = False
 
     def argv(self, threads: int | None, seconds: float, delay_ms: int) -> list[str]:
         n = str(threads or self.default_threads)
@@ -58,7 +54,7 @@ WORKLOADS = {w.name: w for w in (
              "threads take turns (random order, DELAY ms apart), each pinned to its own CPU, "
              "incrementing 16 KiB indexed by its rseq mm_cid"),
     Workload("rt", "rt_periodic.c", "001 cpupri per-node", SCHED + KSCOPE_CPUPRI, 4, 4096,
-             "SCHED_FIFO 99 threads waking every 1 ms (cyclictest-like)", whole_system=True),
+             "SCHED_FIFO 99 threads waking every 1 ms (cyclictest-like)"),
     Workload("hackbench", "hackbench.c", "004 cache-aware scheduling v2", SCHED, 4, 4096,
              "one group of N sender and N receiver threads exchanging 100-byte messages over pipes"),
     Workload("mmap", "mmap_loop.c", "002 SLUB sheaves spare", SCHED + KMEM, 4, 256,
