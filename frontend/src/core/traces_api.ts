@@ -183,11 +183,72 @@ function followIngest(id: string, token: string, onProgress: (p: UploadProgress)
   })
 }
 
+/** Query of GET /{id}/events. */
+export interface EventsQuery {
+  t0?: number
+  t1?: number
+  cpus?: number[]
+  types?: string[]
+  limit?: number
+}
+
+export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' = 'arrow'): string {
+  const p = new URLSearchParams()
+  if (q.t0 !== undefined) p.set('t0', String(Math.floor(q.t0)))
+  if (q.t1 !== undefined) p.set('t1', String(Math.ceil(q.t1)))
+  if (q.cpus?.length) p.set('cpus', q.cpus.join(','))
+  if (q.types?.length) p.set('types', q.types.join(','))
+  if (q.limit !== undefined) p.set('limit', String(q.limit))
+  p.set('format', format)
+  return `${BASE}/${encodeURIComponent(id)}/events?${p}`
+}
+
+/** An Arrow IPC stream's bytes (the events route's default format). */
+export async function fetchArrow(url: string, signal?: AbortSignal): Promise<Uint8Array> {
+  const res = await fetch(url, { headers: headers(), signal })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return new Uint8Array(await res.arrayBuffer())
+}
+
+/** OccupancySummary. */
+export interface SummaryResponse {
+  trace_id: string
+  t0_ns: number
+  t1_ns: number
+  buckets: number
+  bucket_ns: number
+  cpus: number[]
+  occupancy: number[][]
+}
+
+export async function fetchSummary(id: string, t0: number, t1: number, buckets: number, signal?: AbortSignal): Promise<SummaryResponse> {
+  const p = new URLSearchParams({ t0: String(Math.floor(t0)), t1: String(Math.ceil(t1)), buckets: String(buckets) })
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/summary?${p}`, { headers: headers(), signal })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
+/** The capture's sysfs topology dump ("path<TAB>value" lines), "" when the trace had none. */
+export async function fetchTopology(id: string): Promise<string> {
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/topology`, { headers: headers() })
+  if (res.status === 204) return ''
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.text()
+}
+
+/** GET /{id}/conform (the contract in /work/briefs/traces-contract.md): the raw JSON, checked by trace_conform.ts. */
+export async function fetchConform(id: string, variant = 'auto', signal?: AbortSignal): Promise<unknown> {
+  const p = new URLSearchParams({ algo: 'mm_cid', variant })
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/conform?${p}`, { headers: headers(), signal })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
 /** One row of GET /events?format=json (backend/kscope/ingest/records.py SCHEMA). */
 export type EventRow = Record<string, string | number | null>
 
-export async function fetchEventRows(id: string, limit: number): Promise<EventRow[]> {
-  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/events?format=json&limit=${limit}`, { headers: headers() })
+export async function fetchEventRows(id: string, q: EventsQuery): Promise<EventRow[]> {
+  const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers() })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }

@@ -6,12 +6,17 @@
  * All names and field values come from user files: they are rendered as React
  * text only.
  */
-import { useCallback, useEffect, useMemo, useState, type ChangeEvent } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react'
+import { formatTraceUrl, parseTraceUrl, type TraceUrlState } from '../core/trace_url'
 import { deleteTrace, listTraces, uploadTrace, type TracePublic, type UploadProgress } from '../core/traces_api'
 import { describeTraceError, queryFilter, useTraceSession } from '../core/trace_session'
 import { EVENT_TYPES, type TraceStore } from '../core/trace_store'
+import { stepEvent } from '../core/trace_step'
 import { formatDuration } from '../core/units'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
+import { ConformPanel, type ConformState } from '../views/timeline/Conform'
+import { conformMarks, parseConformResult, stepMark } from '../core/trace_conform'
+import { fetchConform } from '../core/traces_api'
 import { Timeline } from '../views/timeline'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
@@ -23,11 +28,31 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, actions } = useTraceSession()
   const open = state.open
 
+  // A link with ?trace=ID&from=..&to=.. reopens that stored trace and view (core/trace_url.ts).
+  const pending = useRef<TraceUrlState | null>(null)
+  useEffect(() => {
+    const u = parseTraceUrl(window.location.search)
+    if (u.trace) {
+      pending.current = u
+      void actions.openServer(u.trace)
+    }
+  }, [actions])
+  useEffect(() => {
+    const u = pending.current
+    if (!u || open.status !== 'ready' || open.store.origin.kind !== 'server' || open.store.origin.id !== u.trace) return
+    pending.current = null
+    actions.restore({ cursor: u.cursor, filter: u.filter, expanded: u.expanded, want: u.window })
+  }, [open, actions])
+  const close = useCallback(() => {
+    actions.close()
+    window.history.replaceState(null, '', '/traces')
+  }, [actions])
+
   return (
     <>
       <AppHeader page="traces" navigate={navigate} compact>
         {open.status === 'ready' && (
-          <button type="button" className="button" onClick={actions.close} data-testid="close-trace">
+          <button type="button" className="button" onClick={close} data-testid="close-trace">
             Back to the library
           </button>
         )}
@@ -167,6 +192,89 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const [boxRef, size] = useElementSize<HTMLDivElement>()
   const st = store.stats
   const duration = store.t1 - store.t0
+  // The view in the URL (stored traces only: a local file cannot be reopened from a link).
+  const lastWindow = useRef<{ start: number; end: number } | null>(null)
+  const onViewport = useCallback((start: number, end: number, width: number) => {
+    lastWindow.current = { start, end }
+    actions.viewport(start, end, width)
+  }, [actions])
+  const serverId = store.origin.kind === 'server' ? store.origin.id : null
+  useEffect(() => {
+    if (!serverId) return
+    const t = window.setTimeout(() => {
+      const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
+        filter: view.filter, expanded: view.expanded })
+      if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
+    }, 250)
+    return () => window.clearTimeout(t)
+  }, [serverId, view])
+  // Step to the next/previous event (keys Shift+← →, and the buttons): from the store, or the server.
+  const pendingStep = useRef<{ ts: number; cpu: number; type: number } | null>(null)
+  const [stepNote, setStepNote] = useState('')
+  const stepping = useRef(false)
+  const onStepEvent = useCallback((dir: 1 | -1) => {
+    if (stepping.current) return
+    stepping.current = true
+    const from = view.cursor ?? (lastWindow.current?.start ?? store.t0) - 1
+    stepEvent(store, from, filter, dir).then((r) => {
+      if (!r) {
+        setStepNote(dir > 0 ? 'No later event passes the filter.' : 'No earlier event passes the filter.')
+        return
+      }
+      setStepNote('')
+      actions.cursor(r.ts)
+      if (r.kind === 'row') {
+        actions.select({ kind: 'event', row: r.row })
+        return
+      }
+      // Outside the loaded window: show it there (same span, centred); selected once its events load.
+      pendingStep.current = { ts: r.ts, cpu: r.cpu, type: (EVENT_TYPES as readonly string[]).indexOf(r.type) }
+      const w = lastWindow.current ?? { start: store.t0, end: store.t1 }
+      const half = (w.end - w.start) / 2
+      actions.restore({ cursor: r.ts, filter: view.filter, expanded: view.expanded, want: { start: r.ts - half, end: r.ts + half } })
+    }, (err) => setStepNote(describeTraceError(err))).finally(() => { stepping.current = false })
+  }, [store, filter, view.cursor, view.filter, view.expanded, actions])
+  useEffect(() => {
+    const p = pendingStep.current
+    if (!p || !store.loaded || p.ts < store.loaded.t0 || p.ts >= store.loaded.t1) return
+    pendingStep.current = null
+    const rows = store.byCpu.get(p.cpu)
+    if (!rows) return
+    for (const row of rows) {
+      if (store.columns.ts[row] === p.ts && store.columns.type[row] === p.type) {
+        actions.select({ kind: 'event', row })
+        return
+      }
+    }
+  }, [store, actions])
+  const [conform, setConform] = useState<ConformState>({ status: 'idle' })
+  const [selectedMark, setSelectedMark] = useState(-1)
+  const traceId = store.origin.kind === 'server' ? store.origin.id : null
+  const rseq = state.info?.by_type.rseq_update ?? 0
+  const unavailable = !traceId
+    ? 'The check runs on the server: upload this trace to check it against the model.'
+    : !rseq ? 'This trace has no rseq_update events (record rseq:rseq_update with the scheduler events to check it).' : ''
+  const runConform = useCallback(() => {
+    if (!traceId) return
+    setConform({ status: 'running' })
+    fetchConform(traceId).then((json) => {
+      const result = parseConformResult(json)
+      setConform({ status: 'done', result, marks: conformMarks(result, store) })
+      setSelectedMark(-1)
+    }, (err) => setConform({ status: 'error', message: describeTraceError(err) }))
+    // The trace (not its loaded window) decides the answer.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [traceId])
+  const marks = conform.status === 'done' ? conform.marks : null
+  const selectMark = useCallback((k: number) => {
+    if (!marks || k < 0) return
+    setSelectedMark(k)
+    actions.cursor(marks.ts[k])
+  }, [marks, actions])
+  const stepConform = useCallback((dir: 1 | -1) => {
+    if (!marks) return
+    selectMark(stepMark(marks, selectedMark, view.cursor ?? store.t0 - 1, dir))
+  }, [marks, selectedMark, view.cursor, store.t0, selectMark])
 
   return (
     <>
@@ -176,10 +284,18 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
         {' · '}{st.format}{store.meta.kernel ? ` · Linux ${store.meta.kernel}` : ''}
         {' · '}{store.cpus.length} CPUs with events
         {' · '}{formatDuration(duration)}
-        {' · '}<span data-testid="event-count">{store.columns.count.toLocaleString('en')}</span> events
+        {' · '}<span data-testid="event-count">{store.totalEvents.toLocaleString('en')}</span> events
         <span className="provenance">
           {' '}(decoder count <span data-testid="decoder-count">{st.events.toLocaleString('en')}</span>
           {store.origin.kind === 'local' ? ', decoded in this browser' : ', from the server'}
+          {store.loaded && (
+            <span data-testid="loaded-window">
+              {'; '}{store.loaded.t1 > store.loaded.t0
+                ? `exact events loaded for ${formatDuration(store.loaded.t0 - store.t0)}–${formatDuration(Math.min(store.loaded.t1, store.t1) - store.t0)} (${store.columns.count.toLocaleString('en')}${store.loaded.truncated ? ', the window’s first ones' : ''}), summaries elsewhere`
+                : 'zoomed out: drawn from the server’s summaries'}
+              {state.loading ? ' · loading events…' : ''}
+            </span>
+          )}
           {st.malformed ? `; ${st.malformed} malformed lines` : ''}
           {st.firstError ? `, first at ${st.firstError.line ? `line ${st.firstError.line}` : `offset ${st.firstError.offset}`}: ${st.firstError.message}` : ''}
           {st.lostEvents ? `; ${st.lostEvents} events lost by the ring buffer` : ''}
@@ -187,14 +303,24 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
         </span>
       </p>
       <FilterBar view={view} onFilter={actions.filter} />
+      <div className="step-bar" role="group" aria-label="Step through events">
+        <button type="button" className="button" onClick={() => onStepEvent(-1)} data-testid="step-back" aria-keyshortcuts="Shift+ArrowLeft">◀ previous event</button>
+        <button type="button" className="button" onClick={() => onStepEvent(1)} data-testid="step-next" aria-keyshortcuts="Shift+ArrowRight">next event ▶</button>
+        {stepNote && <span className="hint" role="status">{stepNote}</span>}
+      </div>
       <main className="trace-main">
         <div className="trace-timeline" ref={boxRef}>
           {size && (
             <Timeline store={store} view={view} filter={filter} width={size.width} height={Math.max(200, size.height)}
-              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup} />
+              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
+              overviews={state.overviews} loading={state.loading} onViewport={onViewport}
+              marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
+              onStepEvent={onStepEvent} />
           )}
         </div>
         <aside className="side trace-side">
+          <ConformPanel state={conform} unavailable={unavailable} selected={selectedMark} t0={store.t0} onRun={runConform}
+            onStep={stepConform} />
           <SelectionPanel store={store} selection={view.selection} />
           <CursorPanel store={store} cursor={view.cursor} />
           <TraceLegend />
@@ -238,11 +364,12 @@ function TraceLegend() {
         <li><span className="swatch" style={{ background: '#0072B2' }} /> a task running: colour and hatch per process, name and pid written on it when wide enough</li>
         <li><span className="swatch" style={{ background: '#fff', border: '1px solid #888' }} /> no fill: the CPU is idle</li>
         <li><span className="swatch" style={{ background: '#fff', border: '2px dashed #1a1a1a' }} /> dashed outline: not recorded in full (the trace lacks the switch to it, or it still ran when the trace ended)</li>
-        <li><span className="swatch" style={{ background: 'linear-gradient(to top, #0072B2 60%, #fff 60%)', border: '1px solid #888' }} /> zoomed out: bar height = fraction of time busy; colour = the process that ran longest there</li>
+        <li><span className="swatch" style={{ background: 'linear-gradient(to top, #0072B2 60%, #fff 60%)', border: '1px solid #888' }} /> zoomed out: bar height = fraction of time busy; colour = the process that ran longest there (grey for a stored trace: the server’s summaries give busy time only)</li>
         <li><span className="swatch" style={{ background: 'linear-gradient(to right, rgb(245,245,245), rgb(55,55,55))' }} /> a collapsed CPU group (▸): light to dark = its CPUs’ mean busy fraction; click to expand</li>
         <li><span className="swatch tick" /> tick on a lane’s top edge: an event (wakeup, migration, …)</li>
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
+        <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the mm_cid model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
       <p className="legend-note">Times are from the trace’s first event. MEASURED: a real kernel’s trace, not a model.</p>
     </section>
