@@ -250,7 +250,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const [conform, setConform] = useState<ConformState>({ status: 'idle' })
   const [selectedMark, setSelectedMark] = useState(-1)
   const traceId = store.origin.kind === 'server' ? store.origin.id : null
-  const rseq = state.info?.by_type.rseq_update ?? 0
+  const rseq = state.info?.by_type?.rseq_update ?? 0
   const unavailable = !traceId
     ? 'The check runs on the server: upload this trace to check it against the model.'
     : !rseq ? 'This trace has no rseq_update events (record rseq:rseq_update with the scheduler events to check it).' : ''
