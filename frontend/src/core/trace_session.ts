@@ -221,6 +221,13 @@ export function useTraceSession() {
     window.clearTimeout(sv.timer)
     sv.timer = window.setTimeout(() => {
       if (server.current !== sv) return
+      // A compare view may show time past this trace's end: only its own span is fetched,
+      // at the view's scale (ns per pixel).
+      const nsPerPx = (end - start) / Math.max(1, width)
+      start = Math.max(start, sv.base.t0)
+      end = Math.min(end, sv.base.t1 + 1)
+      if (end <= start) return
+      width = Math.max(1, Math.round((end - start) / nsPerPx))
       if (!overviewServes(sv.overview, start, end, width)) {
         sv.overviewAbort?.abort()
         const abort = (sv.overviewAbort = new AbortController())

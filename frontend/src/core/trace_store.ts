@@ -81,6 +81,8 @@ export interface TraceStore {
   loaded: LoadedWindow | null
   /** The sched_migrate_task rows in time order (the timeline's arrows look them up by time). */
   migrations: Int32Array
+  /** The trace's last event time, ns (t1, unless a view stretched t1 to line traces up). */
+  lastTs: number
   /** Events in the whole trace (columns.count when all are loaded). */
   totalEvents: number
 }
@@ -102,7 +104,9 @@ export interface TraceInput {
    * A window of a larger (server) trace: the trace's first/last event time and
    * CPUs, and the time range the columns cover. Absent: the columns are the trace.
    */
-  window?: { extentT0: number; extentT1: number; cpus: number[]; loaded: LoadedWindow; totalEvents: number }
+  window?: { extentT0: number; extentT1: number; cpus: number[]; loaded: LoadedWindow; totalEvents: number
+    /** Per CPU, the task the last sched_switch before the window put on it (who runs at its start). */
+    before?: Map<number, { pid: number; comm: string }> }
 }
 
 /** sched_switch prev_state: runnable ("R", "R+") when no state bit other than the preemption mark is set. */
@@ -144,7 +148,11 @@ export function openTraceStore(input: TraceInput): TraceStore {
     t1 = win.extentT1
   }
   const slices = new Map<number, CpuSlices>()
-  for (const cpu of cpus) slices.set(cpu, buildSlices(c, byCpu.get(cpu) ?? new Int32Array(0), sliceT0, sliceT1))
+  for (const cpu of cpus) {
+    const prior = win?.before?.get(cpu)
+    const known = prior ? { pid: prior.pid, comm: internString(c, prior.comm) } : undefined
+    slices.set(cpu, buildSlices(c, byCpu.get(cpu) ?? new Int32Array(0), sliceT0, sliceT1, known))
+  }
   const meta = parseTraceMeta(input.header, input.stats.uname)
   if (!meta.nrCpus) meta.nrCpus = input.stats.nrCpus || (cpus.length ? cpus[cpus.length - 1] + 1 : 0)
   let switchGaps = 0
@@ -158,10 +166,19 @@ export function openTraceStore(input: TraceInput): TraceStore {
   migrations.sort((a, b) => c.ts[a] - c.ts[b] || a - b)
   return { name: input.name, format: input.format, origin: input.origin, columns: c, stats: input.stats, meta, cpus,
     migrations: Int32Array.from(migrations),
-    t0, t1, byCpu, slices, tgidOf, switchGaps, commOf, loaded: win ? win.loaded : null, totalEvents: win ? win.totalEvents : n }
+    t0, t1, lastTs: t1, byCpu, slices, tgidOf, switchGaps, commOf, loaded: win ? win.loaded : null, totalEvents: win ? win.totalEvents : n }
 }
 
-function buildSlices(c: TraceColumns, rows: Int32Array, t0: number, t1: number): CpuSlices {
+/** The id of `text` in the columns' string table (appended when new). */
+function internString(c: TraceColumns, text: string): number {
+  const at = c.strings.indexOf(text)
+  if (at >= 0) return at
+  c.strings.push(text)
+  return c.strings.length - 1
+}
+
+function buildSlices(c: TraceColumns, rows: Int32Array, t0: number, t1: number,
+  prior?: { pid: number; comm: number }): CpuSlices {
   const start: number[] = [], end: number[] = [], pid: number[] = [], comm: number[] = []
   const fromRow: number[] = [], toRow: number[] = [], inferred: number[] = []
   const push = (a: number, b: number, p: number, name: number, from: number, to: number, guess: number) => {
@@ -197,6 +214,8 @@ function buildSlices(c: TraceColumns, rows: Int32Array, t0: number, t1: number):
     firstSeen = new Map()
   }
   if (curFrom >= 0 && t1 > curStart) push(curStart, t1, c.f3[curFrom], c.s2[curFrom], curFrom, -1, 0)
+  // A window without a switch on this CPU: the task switched in before it ran throughout.
+  else if (curFrom < 0 && prior && t1 > t0) push(t0, t1, prior.pid, prior.comm, -1, -1, 0)
   return {
     start: Float64Array.from(start), end: Float64Array.from(end), pid: Int32Array.from(pid),
     comm: Int32Array.from(comm), fromRow: Int32Array.from(fromRow), toRow: Int32Array.from(toRow),

@@ -14,7 +14,7 @@
  * costs what a 1 M one does. The policy (what to fetch when) is pure and
  * unit-tested; the fetches are thin wrappers over traces_api.ts.
  */
-import { eventsUrl, fetchArrow, fetchSummary, type SummaryResponse } from './traces_api'
+import { eventsUrl, fetchArrow, fetchSummary, runSql, type SummaryResponse } from './traces_api'
 import { columnsFromArrow } from './trace_arrow'
 import { openTraceStore, type Occupancy, type TraceInput, type TraceStore } from './trace_store'
 
@@ -103,7 +103,10 @@ export interface ServerTraceBase {
 export async function loadWindow(base: ServerTraceBase, start: number, end: number, signal?: AbortSignal,
   limit = WINDOW_EVENT_LIMIT): Promise<{ store: TraceStore; lastTs: number }> {
   const r = paddedRange(start, end, base.t0, base.t1)
-  const bytes = await fetchArrow(eventsUrl(base.id, { t0: r.start, t1: r.end, limit }), signal)
+  const [bytes, before] = await Promise.all([
+    fetchArrow(eventsUrl(base.id, { t0: r.start, t1: r.end, limit }), signal),
+    runningBefore(base.id, r.start),
+  ])
   const columns = columnsFromArrow(bytes)
   const truncated = columns.count >= limit
   const lastTs = columns.count ? columns.ts[columns.count - 1] : r.end
@@ -113,9 +116,16 @@ export async function loadWindow(base: ServerTraceBase, start: number, end: numb
     name: base.name, format: base.format, origin: { kind: 'server', id: base.id }, columns, stats: base.stats,
     header: base.header,
     window: { extentT0: base.t0, extentT1: base.t1, cpus: base.cpus, totalEvents: base.totalEvents,
-      loaded: { t0: r.start, t1: loadedEnd, truncated } },
+      loaded: { t0: r.start, t1: loadedEnd, truncated }, before },
   })
   return { store, lastTs }
+}
+
+/** Per CPU, the task the last sched_switch before `t` put on it (one read-only SELECT on the server). */
+export async function runningBefore(id: string, t: number): Promise<Map<number, { pid: number; comm: string }>> {
+  const r = await runSql(id, `SELECT cpu, arg_max(next_pid, ts_ns), arg_max(next_comm, ts_ns) FROM events ` +
+    `WHERE type = 'sched_switch' AND ts_ns < ${Math.floor(t)} GROUP BY cpu`)
+  return new Map(r.rows.map((row) => [Number(row[0]), { pid: Number(row[1]), comm: String(row[2] ?? '') }]))
 }
 
 /** A server trace with no events loaded yet (the overview draws from summaries alone). */

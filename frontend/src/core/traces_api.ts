@@ -213,6 +213,16 @@ export async function fetchTopology(id: string): Promise<string> {
   return res.text()
 }
 
+/** POST /{id}/sql: one read-only SELECT over the trace's `events` view. */
+export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
+  const body: api.SqlRequest = { sql }
+  const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
+    method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
 /**
  * GET /{id}/conform (the contract in /work/briefs/traces-contract.md): the raw JSON, checked by
  * trace_conform.ts. Not in ApiPath until the conform route is merged into this branch.

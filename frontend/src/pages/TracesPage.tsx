@@ -15,6 +15,7 @@ import { stepEvent } from '../core/trace_step'
 import { formatDuration } from '../core/units'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
 import { ConformPanel, type ConformState } from '../views/timeline/Conform'
+import { CompareView } from '../views/timeline/Compare'
 import { conformMarks, parseConformResult, stepMark } from '../core/trace_conform'
 import { fetchConform } from '../core/traces_api'
 import { Timeline } from '../views/timeline'
@@ -27,12 +28,14 @@ const TRACE_ACCEPT = '.txt,.dat,.html,.htm,.gz,.perf,.trace,text/plain,text/html
 export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, actions } = useTraceSession()
   const open = state.open
+  const [compare, setCompare] = useState<[string, string] | null>(null)
 
   // A link with ?trace=ID&from=..&to=.. reopens that stored trace and view (core/trace_url.ts).
   const pending = useRef<TraceUrlState | null>(null)
   useEffect(() => {
     const u = parseTraceUrl(window.location.search)
-    if (u.trace) {
+    if (u.trace && u.vs) setCompare([u.trace, u.vs])
+    else if (u.trace) {
       pending.current = u
       void actions.openServer(u.trace)
     }
@@ -45,8 +48,25 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   }, [open, actions])
   const close = useCallback(() => {
     actions.close()
+    setCompare(null)
     window.history.replaceState(null, '', '/traces')
   }, [actions])
+  const openCompare = useCallback((ids: [string, string]) => {
+    setCompare(ids)
+    window.history.replaceState(null, '', formatTraceUrl({ trace: ids[0], vs: ids[1], window: null, cursor: null,
+      filter: { comm: '', pid: '', types: [] }, expanded: [] }))
+  }, [])
+
+  if (compare) {
+    return (
+      <>
+        <AppHeader page="traces" navigate={navigate} compact>
+          <button type="button" className="button" onClick={close} data-testid="close-trace">Back to the library</button>
+        </AppHeader>
+        <CompareView ids={compare} />
+      </>
+    )
+  }
 
   return (
     <>
@@ -57,7 +77,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
           </button>
         )}
       </AppHeader>
-      {open.status !== 'ready' && <Library onOpenLocal={actions.openLocal} onOpenServer={actions.openServer} />}
+      {open.status !== 'ready' && <Library onOpenLocal={actions.openLocal} onOpenServer={actions.openServer} onCompare={openCompare} />}
       {open.status === 'opening' && (
         <section className="open-progress" role="status" data-testid="open-progress">
           <span>Opening {open.name}: {open.phase}…</span>
@@ -75,7 +95,11 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
 
 /* ---------- the library ---------- */
 
-function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void; onOpenServer: (id: string) => void }) {
+function Library({ onOpenLocal, onOpenServer, onCompare }: {
+  onOpenLocal: (f: File) => void; onOpenServer: (id: string) => void; onCompare: (ids: [string, string]) => void
+}) {
+  const [picked, setPicked] = useState<string[]>([])
+  const togglePick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p.slice(-1), id]))
   const [traces, setTraces] = useState<TracePublic[] | null>(null)
   const [listError, setListError] = useState('')
   const [upload, setUpload] = useState<{ name: string; p: UploadProgress } | null>(null)
@@ -143,6 +167,16 @@ function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void
 
       <section className="panel library-list">
         <h2>Your stored traces</h2>
+        {traces && traces.length > 1 && (
+          <p className="hint compare-pick-hint">
+            Tick two traces (two captures, or a capture and a simulation exported with <code>kscope sim --export ftrace</code>)
+            to see them in lockstep.{' '}
+            <button type="button" className="button" disabled={picked.length !== 2} data-testid="compare-open"
+              onClick={() => onCompare([picked[0], picked[1]])}>
+              Compare the two{picked.length !== 2 ? ` (${picked.length} of 2 ticked)` : ''}
+            </button>
+          </p>
+        )}
         {listError && <ErrorPanel title="Could not list the stored traces" message={listError} />}
         {traces && traces.length === 0 && <p className="hint">None yet: upload one above.</p>}
         {traces && traces.length > 0 && (
@@ -152,6 +186,7 @@ function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void
                 <th scope="col">name</th><th scope="col">format</th><th scope="col">kernel</th>
                 <th scope="col" className="num">CPUs</th><th scope="col" className="num">duration</th>
                 <th scope="col" className="num">events</th><th scope="col" className="num">malformed lines</th>
+                <th scope="col">compare</th>
                 <th scope="col"><span className="visually-hidden">actions</span></th>
               </tr>
             </thead>
@@ -165,6 +200,10 @@ function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void
                   <td className="num">{formatDuration(t.t_last_ns - t.t_first_ns)}</td>
                   <td className="num" data-testid="trace-row-events">{t.events.toLocaleString('en')}</td>
                   <td className="num">{t.malformed_lines}</td>
+                  <td>
+                    <input type="checkbox" checked={picked.includes(t.id)} onChange={() => togglePick(t.id)}
+                      aria-label={`Compare ${t.name}`} data-testid="compare-pick" />
+                  </td>
                   <td>
                     <div className="row-actions">
                       <button type="button" className="button" onClick={() => onOpenServer(t.id)}>Open</button>

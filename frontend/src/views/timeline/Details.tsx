@@ -68,9 +68,9 @@ export function SelectionPanel({ store, selection }: { store: TraceStore; select
           <dt>task</dt><dd data-testid="detail-comm">{sl.pid === 0 ? `the idle task (${sl.comm})` : sl.comm}</dd>
           <dt>pid (tid)</dt><dd>{sl.pid}</dd>
           <dt>process (tgid)</dt><dd>{sl.tgid >= 0 ? sl.tgid : 'not in the trace'}</dd>
-          <dt>start</dt><dd>{rel(store, sl.start)}{sl.cutStart ? ' (running when the capture began)' : ''}
+          <dt>start</dt><dd>{rel(store, sl.start)}{sl.cutStart ? (store.loaded ? ' (began before the loaded window of events)' : ' (running when the capture began)') : ''}
             {sl.inferred ? ' (inferred: the switch to it is missing from the trace; this is its first event seen here)' : ''}</dd>
-          <dt>end</dt><dd>{rel(store, sl.end)}{sl.cutEnd ? ' (still running when it stopped)' : ''}</dd>
+          <dt>end</dt><dd>{rel(store, sl.end)}{sl.cutEnd ? (store.loaded && store.loaded.t1 <= store.lastTs ? ' (runs on past the loaded window of events)' : ' (still running when it stopped)') : ''}</dd>
           <dt>{sl.pid === 0 ? 'idle for' : 'ran for'}</dt><dd>{formatDuration(sl.end - sl.start)}</dd>
           {endRow >= 0 && (
             <>
@@ -144,6 +144,9 @@ export function CursorPanel({ store, cursor, maxCpus = 24 }: { store: TraceStore
       </table>
       {store.cpus.length > maxCpus && <p className="hint">First {maxCpus} of {store.cpus.length} CPUs.</p>}
       <p className="hint">Waiting order is how long each task has waited; the kernel’s pick order (EEVDF deadlines) is not in the trace.</p>
+      {store.loaded && (
+        <p className="hint">Stored trace: running tasks from the switches before the cursor; waiting tasks rebuilt from the loaded window’s events only (from {rel(store, store.loaded.t0)}).</p>
+      )}
     </section>
   )
 }

@@ -75,7 +75,8 @@ function occupancySource(store: TraceStore, overviews: readonly Occupancy[] | un
 export function eventsCover(store: TraceStore, start: number, end: number): boolean {
   const l = store.loaded
   if (l === null) return true
-  return start >= l.t0 && end <= l.t1
+  // Past the trace's last event there is nothing to load (a compare view's shorter trace).
+  return Math.min(start, store.lastTs) >= l.t0 && Math.min(end, store.lastTs) <= l.t1
 }
 
 const GUTTER = 150
@@ -551,6 +552,19 @@ function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, 
         const x = timeToX(s.columns.ts[r], w, width)
         ctx.fillRect(x - 0.5, lane.y, 1.5, 4)
       }
+    }
+  }
+
+  // Past the trace's last event (a compare view lines a shorter trace up with a longer one).
+  if (s.lastTs < w.end) {
+    const x = Math.max(0, timeToX(s.lastTs, w, width))
+    ctx.fillStyle = '#e4e4e4'
+    ctx.fillRect(x, 0, width - x, H)
+    if (width - x > 140) {
+      ctx.fillStyle = THEME.ink
+      ctx.font = FONT
+      ctx.textBaseline = 'top'
+      ctx.fillText('trace ended', x + 8, H / 2 - 8)
     }
   }
 
