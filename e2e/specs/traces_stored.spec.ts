@@ -173,3 +173,43 @@ test('check against model: agreement, diamonds on the timeline, the selected dis
   await page.screenshot({ path: `${artifacts}traces-conform.png` });
   expect(errors).toEqual([]);
 });
+
+test('480 CPUs stored (hcc-2s-480-like: 2 nodes, one 240-CPU LLC each): blocks of 16 as heat rows, one drilled into', async ({ page }) => {
+  const errors = recordConsoleErrors(page);
+  // The capture header first (as kscope capture writes it), so the server keeps the topology.
+  const header: string[] = [];
+  for (let cpu = 0; cpu < 480; cpu++) {
+    const half = cpu % 240 < 120 ? 0 : 1;
+    header.push(`# kscope-sysfs: cpu${cpu}/cache/index3/level\t3`,
+      `# kscope-sysfs: cpu${cpu}/cache/index3/shared_cpu_list\t${half ? '120-239,360-479' : '0-119,240-359'}`);
+  }
+  header.push('# kscope-sysfs: ../node/node0/cpulist\t0-119,240-359', '# kscope-sysfs: ../node/node1/cpulist\t120-239,360-479',
+    '# tracer: nop', '#', '# entries-in-buffer/entries-written: 960/960   #P:480', '#');
+  const lines: { t: number; text: string }[] = [];
+  for (let cpu = 0; cpu < 480; cpu++) {
+    const c = String(cpu).padStart(3, '0');
+    const a = 100 + cpu * 0.00001;
+    const b = 100.02 + (cpu % 16) * 0.001;
+    lines.push({ t: a, text: `          <idle>-0       [${c}] d..2.   ${a.toFixed(6)}: sched_switch: prev_comm=swapper/${cpu} prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w${cpu} next_pid=${2000 + cpu} next_prio=120` });
+    lines.push({ t: b, text: `          w${cpu}-${2000 + cpu}    [${c}] d..2.   ${b.toFixed(6)}: sched_switch: prev_comm=w${cpu} prev_pid=${2000 + cpu} prev_prio=120 prev_state=S ==> next_comm=swapper/${cpu} next_pid=0 next_prio=120` });
+  }
+  lines.sort((x, y) => x.t - y.t);
+  await page.goto('/traces');
+  await page.getByTestId('upload').setInputFiles({ name: 'hcc-480.txt', mimeType: 'text/plain',
+    buffer: Buffer.from([...header, ...lines.map((l) => l.text), ''].join('\n')) });
+  await expect(page.getByTestId('trace-row').filter({ hasText: 'hcc-480.txt' }).first()).toBeVisible({ timeout: 25_000 });
+  await openStored(page, 'hcc-480.txt');
+  await expect(page.getByTestId('event-count')).toHaveText('960');
+  await expect(page.getByTestId('lane-group')).toHaveCount(30);
+  await expect(page.getByTestId('lane')).toHaveCount(0);
+  await expect(page.getByTestId('lane-group').first()).toContainText('node 0 · LLC 0 · CPUs 0–15');
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: `${artifacts}traces-480-stored.png` });
+  await page.getByTestId('lane-group').nth(7).click();
+  await expect(page.getByTestId('lane')).toHaveCount(16);
+  await expect(page.getByTestId('lane').first()).toHaveText('CPU 112');
+  await expect(page.getByTestId('lane').nth(8)).toHaveText('CPU 240');
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: `${artifacts}traces-480-stored-expanded.png` });
+  expect(errors).toEqual([]);
+});
