@@ -110,7 +110,7 @@ async function drive(page, frames) {
     };
     // d3-zoom: a wheel deltaY of -100 zooms by 2^0.2. Zoom in to ~2 µs per pixel: these
     // simulated traces hold ~6 events per µs, so the view's padded window holds ~40 k
-    // events, drawn exactly (the page fetches exact events when a window holds <= 250 k).
+    // events, drawn exactly (the page fetches exact events when a window holds <= 150 k).
     const zoomFrames = Math.max(10, Math.ceil(Math.log(nsPerPx() / 2_000) / Math.log(2 ** 0.2)))
     // One cycle: zoom in (zoomFrames frames), settle, drag-pan 80 frames by 10 px
     // each (right then left), settle, zoom back out.

@@ -32,6 +32,8 @@ const token = (page: Page) => page.evaluate(() => localStorage.getItem('kscope.t
 
 test('a stored trace: summaries zoomed out, exact events zoomed in, the machine at the cursor matches the events API, steps, and the URL reopens the view', async ({ page, context }) => {
   const errors = recordConsoleErrors(page);
+  const windowWorkers: string[] = [];
+  page.on('worker', (w) => { if (w.url().includes('trace_window_worker')) windowWorkers.push(w.url()); });
   await page.goto('/traces');
   await upload(page, THREADS4);
   await openStored(page, 'threads4-linux6.18.txt');
@@ -43,6 +45,7 @@ test('a stored trace: summaries zoomed out, exact events zoomed in, the machine 
   for (let i = 0; i < 6; i++) await page.keyboard.press('+');
   await waitForSlices(page);
   await expect(page.getByTestId('loaded-window')).toContainText('exact events loaded');
+  expect(windowWorkers).toHaveLength(1); // fetched, decoded and indexed off the main thread
 
   // Put the cursor down mid-view: the machine view says who runs on each CPU.
   const box = (await canvas.boundingBox())!;

@@ -14,7 +14,9 @@
  * costs what a 1 M one does. The policy (what to fetch when) is pure and
  * unit-tested; the fetches are thin wrappers over traces_api.ts.
  */
-import { eventsUrl, fetchArrow, fetchSummary, runSql, type SummaryResponse } from './traces_api'
+import { TraceApiError, eventsUrl, fetchArrow, fetchSummary, ownerToken, runSql, type SummaryResponse } from './traces_api'
+import type { WindowJob, WindowReply } from './trace_window_worker'
+import { storeFromWindow, type WindowInput } from './trace_window_store'
 import { columnsFromArrow } from './trace_arrow'
 import { openTraceStore, type Occupancy, type TraceInput, type TraceStore } from './trace_store'
 
@@ -22,7 +24,7 @@ import { openTraceStore, type Occupancy, type TraceInput, type TraceStore } from
 export const SLICE_NS_PER_PX = 40_000
 
 /** Most events fetched for one window (the server's own cap is Settings.events_max_rows, 1 M). */
-export const WINDOW_EVENT_LIMIT = 250_000
+export const WINDOW_EVENT_LIMIT = 150_000
 
 /**
  * Does the view at [start, end) over `width` px draw exact events? Zoomed in
@@ -103,22 +105,46 @@ export interface ServerTraceBase {
 export async function loadWindow(base: ServerTraceBase, start: number, end: number, signal?: AbortSignal,
   limit = WINDOW_EVENT_LIMIT): Promise<{ store: TraceStore; lastTs: number }> {
   const r = paddedRange(start, end, base.t0, base.t1)
-  const [bytes, before] = await Promise.all([
-    fetchArrow(eventsUrl(base.id, { t0: r.start, t1: r.end, limit }), signal),
-    runningBefore(base.id, r.start),
-  ])
-  const columns = columnsFromArrow(bytes)
-  const truncated = columns.count >= limit
-  const lastTs = columns.count ? columns.ts[columns.count - 1] : r.end
-  // A truncated fetch covers only up to its last event: the rest of the range is not loaded.
-  const loadedEnd = truncated ? lastTs : r.end
-  const store = openTraceStore({
-    name: base.name, format: base.format, origin: { kind: 'server', id: base.id }, columns, stats: base.stats,
-    header: base.header,
+  const before = await runningBefore(base.id, r.start)
+  const input: WindowInput = {
+    name: base.name, format: base.format, origin: { kind: 'server', id: base.id }, stats: base.stats, header: base.header,
     window: { extentT0: base.t0, extentT1: base.t1, cpus: base.cpus, totalEvents: base.totalEvents,
-      loaded: { t0: r.start, t1: loadedEnd, truncated }, before },
+      loaded: { t0: r.start, t1: r.end, truncated: false }, before },
+  }
+  const url = eventsUrl(base.id, { t0: r.start, t1: r.end, limit })
+  const store = typeof Worker === 'undefined'
+    ? storeFromWindow(columnsFromArrow(await fetchArrow(url, signal)), input, limit)
+    : await inWorker(url, input, limit, signal)
+  const c = store.columns
+  return { store, lastTs: c.count ? c.ts[c.count - 1] : r.end }
+}
+
+let worker: Worker | null = null
+let jobs = 0
+const waiting = new Map<number, { resolve(s: TraceStore): void; reject(e: Error): void }>()
+
+/** Fetch, decode and index in core/trace_window_worker.ts; the store comes back transferred. */
+function inWorker(url: string, input: WindowInput, limit: number, signal?: AbortSignal): Promise<TraceStore> {
+  if (!worker) {
+    worker = new Worker(new URL('./trace_window_worker.ts', import.meta.url), { type: 'module', name: 'kscope-trace-window' })
+    worker.onmessage = (e: MessageEvent<WindowReply>) => {
+      const job = waiting.get(e.data.id)
+      if (!job) return
+      waiting.delete(e.data.id)
+      if ('store' in e.data) job.resolve(e.data.store)
+      else job.reject(new TraceApiError(e.data.status, e.data.error))
+    }
+  }
+  const id = ++jobs
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject })
+    // An aborted window's answer is dropped (the worker finishes it; the next job queues behind).
+    signal?.addEventListener('abort', () => {
+      if (waiting.delete(id)) reject(new DOMException('aborted', 'AbortError'))
+    })
+    const job: WindowJob = { id, url, token: ownerToken(), input, limit }
+    worker!.postMessage(job)
   })
-  return { store, lastTs }
 }
 
 /** Per CPU, the task the last sched_switch before `t` put on it (one read-only SELECT on the server). */
