@@ -14,9 +14,11 @@
 //    pan, zoom back out. Each frame's requestAnimationFrame delta and the
 //    timeline's own draw time (window.__kscopeDrawMs, pushed by the view) are
 //    recorded; pauses between phases let the windowed event fetches land.
-// 4. Heap: CDP Runtime.getHeapUsage after a forced GC (JS), plus the bytes of
-//    every WebAssembly.Memory the page created (hooked at instantiation), at
-//    the end of the drive; and the largest used JS heap sampled during it.
+// 4. Heap: CDP Runtime.getHeapUsage after a forced GC (JS) of the page and of
+//    each web worker (attached through the browser's CDP session), plus the
+//    bytes of every WebAssembly.Memory the page created (hooked at
+//    instantiation), at the end of the drive; and the largest used JS heap of
+//    the page sampled during it (performance.memory).
 //
 // Prints p50/p95 frame time, p95 draw time, heap per trace, and the 10M/1M
 // heap ratio. Targets (issue 5): p95 frame <= 20 ms (>= 50 fps) at 10 M;
@@ -155,11 +157,45 @@ async function drive(page, frames) {
   }, frames);
 }
 
+async function workerHeaps(browser) {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    let total = 0;
+    let count = 0;
+    for (const t of targetInfos.filter((x) => x.type === 'worker')) {
+      const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false });
+      const ask = (id, method) => new Promise((resolve) => {
+        const on = (m) => {
+          const msg = JSON.parse(m.message);
+          if (m.sessionId === sessionId && msg.id === id) {
+            cdp.off('Target.receivedMessageFromTarget', on);
+            resolve(msg.result);
+          }
+        };
+        cdp.on('Target.receivedMessageFromTarget', on);
+        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method }) });
+      });
+      await ask(1, 'HeapProfiler.collectGarbage');
+      const usage = await ask(2, 'Runtime.getHeapUsage');
+      total += usage.usedSize;
+      count++;
+      await cdp.send('Target.detachFromTarget', { sessionId });
+    }
+    return { workers: total, workerCount: count };
+  } finally {
+    await cdp.detach();
+  }
+}
+
 async function heapOf(page, cdp) {
   await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize, totalSize } = await cdp.send('Runtime.getHeapUsage');
   const wasm = await page.evaluate(() => (window.__kscopeWasmMemories ?? []).reduce((n, m) => n + m.buffer.byteLength, 0));
-  return { jsUsed: usedSize, jsTotal: totalSize, wasm };
+  // Web workers (the window fetcher) have their own isolates: attach to each through the
+  // browser's CDP session, collect its garbage and read its heap the same way.
+  const { workers, workerCount } = await workerHeaps(page.context().browser());
+  return { jsUsed: usedSize, jsTotal: totalSize, wasm, workers, workerCount };
 }
 
 async function measure(browser, trace, token) {
@@ -232,20 +268,22 @@ async function main() {
   console.log('events        CPUs  open   frame p50  frame p95  work p95   draw p95   fps(p95)  frames drawn as  JS heap   wasm   total   peak JS');
   for (const r of results) {
     const p95 = pct(r.run.deltas, 95);
-    const heap = MB(r.after.jsUsed + r.after.wasm);
+    const heap = MB(r.after.jsUsed + r.after.wasm + r.after.workers);
     const peak = r.run.heapSamples.length ? MB(Math.max(...r.run.heapSamples)) : NaN;
     console.log(`${r.events.toLocaleString('en').padEnd(12)}  ${String(r.cpus).padStart(4)}  ${(r.openMs / 1000).toFixed(1).padStart(4)} s` +
       `  ${pct(r.run.deltas, 50).toFixed(1).padStart(6)} ms  ${p95.toFixed(1).padStart(6)} ms  ${pct(r.run.work, 95).toFixed(1).padStart(6)} ms  ${pct(r.run.draws, 95).toFixed(2).padStart(6)} ms` +
       `  ${(1000 / p95).toFixed(0).padStart(6)}    ${r.run.levels.slices} slices/${r.run.levels.buckets} buckets` +
       `  ${MB(r.after.jsUsed).toFixed(1).padStart(6)} MB ${MB(r.after.wasm).toFixed(1).padStart(5)} MB ${heap.toFixed(1).padStart(6)} MB ${peak.toFixed(1).padStart(6)} MB`);
+    console.log(`  + ${r.after.workerCount} web worker(s) (window fetch/decode): ${MB(r.after.workers).toFixed(1)} MB JS heap, counted in the total`);
     if (process.env.KSCOPE_BENCH_DEBUG) console.log(JSON.stringify({ zoomFrames: r.run.zoomFrames, slow: r.run.slow }))
     if (r.errors.length) console.log(`  page errors: ${r.errors.join(' | ')}`);
   }
   if (results.length >= 2) {
     const [small, big] = [results[0], results[results.length - 1]];
-    const ratio = (big.after.jsUsed + big.after.wasm) / (small.after.jsUsed + small.after.wasm);
+    const total = (r) => r.after.jsUsed + r.after.wasm + r.after.workers;
+    const ratio = total(big) / total(small);
     const p95 = pct(big.run.deltas, 95);
-    const heap = MB(big.after.jsUsed + big.after.wasm);
+    const heap = MB(total(big));
     console.log(`heap ${big.events.toLocaleString('en')} / ${small.events.toLocaleString('en')} = ${ratio.toFixed(3)}`);
     console.log(`targets: p95 frame <= ${TARGETS.p95FrameMs} ms at the big trace: ${p95 <= TARGETS.p95FrameMs ? 'met' : 'NOT met'} (${p95.toFixed(1)} ms); ` +
       `heap <= ${TARGETS.heapMB} MB: ${heap <= TARGETS.heapMB ? 'met' : 'NOT met'} (${heap.toFixed(1)} MB); ` +
