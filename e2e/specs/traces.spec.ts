@@ -175,6 +175,10 @@ test('groups lanes by node and LLC from the capture header (6.12 VM, 16 CPUs)', 
   await page.keyboard.press('Shift+ArrowRight');
   await expect(page.getByTestId('details')).toContainText('sched_migrate_task');
   await expect(page.getByTestId('details')).toContainText('dest_cpu');
+  // The machine at the cursor lists it among the recent migrations, with the same CPUs as the event.
+  const orig = await page.getByTestId('details').locator('dt:has-text("orig_cpu") + dd').textContent();
+  const dest = await page.getByTestId('details').locator('dt:has-text("dest_cpu") + dd').textContent();
+  await expect(page.getByTestId('recent-migrations').locator('li').first()).toContainText(`CPU ${orig} → CPU ${dest}`);
   for (let i = 0; i < 9; i++) await page.keyboard.press('+');
   await expect(page.getByTestId('timeline')).toHaveAttribute('data-level', 'slices');
   await page.waitForTimeout(100);

@@ -1,8 +1,8 @@
 // The traces page's intents as a pure reducer.
 import { describe, expect, it } from 'vitest'
-import { INITIAL_VIEW, queryFilter, traceReducer, type TraceSessionState } from './trace_session'
+import { EMPTY_SESSION, queryFilter, traceReducer, type TraceSessionState } from './trace_session'
 
-const empty: TraceSessionState = { open: { status: 'empty' }, view: INITIAL_VIEW }
+const empty: TraceSessionState = EMPTY_SESSION
 
 describe('trace session reducer', () => {
   it('tracks opening progress and failure', () => {

@@ -72,6 +72,25 @@ export interface TraceStore {
   switchGaps: number
   /** A name per pid (the comm its last run slice had), to label a process by its main thread (pid = tgid). */
   commOf: Map<number, string>
+  /**
+   * null: every event of the trace is in `columns` (opened locally). Otherwise
+   * the columns hold only the events with loaded.t0 <= ts < loaded.t1 (a window
+   * fetched from the server); `truncated` when the window had more events than
+   * were fetched (the rest of it is not drawn exactly).
+   */
+  loaded: LoadedWindow | null
+  /** The sched_migrate_task rows in time order (the timeline's arrows look them up by time). */
+  migrations: Int32Array
+  /** The trace's last event time, ns (t1, unless a view stretched t1 to line traces up). */
+  lastTs: number
+  /** Events in the whole trace (columns.count when all are loaded). */
+  totalEvents: number
+}
+
+export interface LoadedWindow {
+  t0: number
+  t1: number
+  truncated: boolean
 }
 
 export interface TraceInput {
@@ -81,6 +100,13 @@ export interface TraceInput {
   columns: TraceColumns
   stats: TraceDecodeStats
   header: string[]
+  /**
+   * A window of a larger (server) trace: the trace's first/last event time and
+   * CPUs, and the time range the columns cover. Absent: the columns are the trace.
+   */
+  window?: { extentT0: number; extentT1: number; cpus: number[]; loaded: LoadedWindow; totalEvents: number
+    /** Per CPU, the task the last sched_switch before the window put on it (who runs at its start). */
+    before?: Map<number, { pid: number; comm: string }> }
 }
 
 /** sched_switch prev_state: runnable ("R", "R+") when no state bit other than the preemption mark is set. */
@@ -104,7 +130,9 @@ export function openTraceStore(input: TraceInput): TraceStore {
     rows.sort((a, b) => c.ts[a] - c.ts[b] || a - b)
     byCpu.set(cpu, Int32Array.from(rows))
   }
-  const cpus = [...byCpu.keys()].filter((cpu) => cpu >= 0).sort((a, b) => a - b)
+  const win = input.window
+  const cpus = win ? [...win.cpus].sort((a, b) => a - b)
+    : [...byCpu.keys()].filter((cpu) => cpu >= 0).sort((a, b) => a - b)
   let t0 = Infinity
   let t1 = -Infinity
   for (let i = 0; i < n; i++) {
@@ -112,8 +140,19 @@ export function openTraceStore(input: TraceInput): TraceStore {
     if (c.ts[i] > t1) t1 = c.ts[i]
   }
   if (!n) t0 = t1 = 0
+  // A window's slices run from its loaded range's start (cut there) to its end.
+  const sliceT0 = win ? Math.max(win.extentT0, win.loaded.t0) : t0
+  const sliceT1 = win ? Math.min(win.extentT1, win.loaded.t1) : t1
+  if (win) {
+    t0 = win.extentT0
+    t1 = win.extentT1
+  }
   const slices = new Map<number, CpuSlices>()
-  for (const cpu of cpus) slices.set(cpu, buildSlices(c, byCpu.get(cpu)!, t0, t1))
+  for (const cpu of cpus) {
+    const prior = win?.before?.get(cpu)
+    const known = prior ? { pid: prior.pid, comm: internString(c, prior.comm) } : undefined
+    slices.set(cpu, buildSlices(c, byCpu.get(cpu) ?? new Int32Array(0), sliceT0, sliceT1, known))
+  }
   const meta = parseTraceMeta(input.header, input.stats.uname)
   if (!meta.nrCpus) meta.nrCpus = input.stats.nrCpus || (cpus.length ? cpus[cpus.length - 1] + 1 : 0)
   let switchGaps = 0
@@ -122,11 +161,24 @@ export function openTraceStore(input: TraceInput): TraceStore {
     switchGaps += sl.gaps
     for (let k = 0; k < sl.pid.length; k++) if (sl.comm[k] >= 0) commOf.set(sl.pid[k], c.strings[sl.comm[k]])
   }
+  const migrations: number[] = []
+  for (let i = 0; i < n; i++) if (c.type[i] === TYPE_MIGRATE) migrations.push(i)
+  migrations.sort((a, b) => c.ts[a] - c.ts[b] || a - b)
   return { name: input.name, format: input.format, origin: input.origin, columns: c, stats: input.stats, meta, cpus,
-    t0, t1, byCpu, slices, tgidOf, switchGaps, commOf }
+    migrations: Int32Array.from(migrations),
+    t0, t1, lastTs: t1, byCpu, slices, tgidOf, switchGaps, commOf, loaded: win ? win.loaded : null, totalEvents: win ? win.totalEvents : n }
 }
 
-function buildSlices(c: TraceColumns, rows: Int32Array, t0: number, t1: number): CpuSlices {
+/** The id of `text` in the columns' string table (appended when new). */
+function internString(c: TraceColumns, text: string): number {
+  const at = c.strings.indexOf(text)
+  if (at >= 0) return at
+  c.strings.push(text)
+  return c.strings.length - 1
+}
+
+function buildSlices(c: TraceColumns, rows: Int32Array, t0: number, t1: number,
+  prior?: { pid: number; comm: number }): CpuSlices {
   const start: number[] = [], end: number[] = [], pid: number[] = [], comm: number[] = []
   const fromRow: number[] = [], toRow: number[] = [], inferred: number[] = []
   const push = (a: number, b: number, p: number, name: number, from: number, to: number, guess: number) => {
@@ -162,6 +214,8 @@ function buildSlices(c: TraceColumns, rows: Int32Array, t0: number, t1: number):
     firstSeen = new Map()
   }
   if (curFrom >= 0 && t1 > curStart) push(curStart, t1, c.f3[curFrom], c.s2[curFrom], curFrom, -1, 0)
+  // A window without a switch on this CPU: the task switched in before it ran throughout.
+  else if (curFrom < 0 && prior && t1 > t0) push(t0, t1, prior.pid, prior.comm, -1, -1, 0)
   return {
     start: Float64Array.from(start), end: Float64Array.from(end), pid: Int32Array.from(pid),
     comm: Int32Array.from(comm), fromRow: Int32Array.from(fromRow), toRow: Int32Array.from(toRow),
@@ -211,6 +265,27 @@ export function eventMatches(s: TraceStore, i: number, f: EventFilter): boolean 
     if (!names.some((id) => id >= 0 && c.strings[id].toLowerCase().includes(q))) return false
   }
   return true
+}
+
+/** How many rows have t0 <= ts < t1 on `cpus` (binary searches only: cheap whatever the count). */
+export function countIn(s: TraceStore, t0: number, t1: number, cpus: readonly number[] = s.cpus): number {
+  const c = s.columns
+  let n = 0
+  for (const cpu of cpus) {
+    const rows = s.byCpu.get(cpu)
+    if (!rows) continue
+    const at = (x: number) => {
+      let lo = 0, hi = rows.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (c.ts[rows[mid]] < x) lo = mid + 1
+        else hi = mid
+      }
+      return lo
+    }
+    n += at(t1) - at(t0)
+  }
+  return n
 }
 
 /** Rows with t0 <= ts < t1 on `cpus` (default all), passing the filter, in time order. */

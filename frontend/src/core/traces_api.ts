@@ -1,9 +1,10 @@
 /*
  * The traces API (backend/kscope/api/routes/traces.py) from the browser.
  *
- * Hand-written for now, following backend/kscope/api/schemas.py (TracePublic,
- * TraceCreated, IngestProgress); to be replaced by the client generated from
- * the OpenAPI document (STYLE.md layout: src/client/).
+ * Request and response types are generated from the backend's OpenAPI
+ * document (api_types.ts, by frontend/scripts/gen-api-types.mjs; the test
+ * api_types.test.ts fails when the committed types and the backend drift).
+ * The routes' paths are checked against the schema's ApiPath union below.
  *
  * Ownership is a token: the first upload returns one, we keep it in
  * localStorage and send it as X-Kscope-Token; the list shows only the traces
@@ -11,33 +12,18 @@
  */
 import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../engine/wasm_bridge'
 import { EVENT_TYPES } from '../engine/wasm_bridge'
+import type * as api from './api_types'
 
-export interface TraceProblem {
-  line?: number
-  offset?: number
-  field?: string
-  message?: string
+/** A route of the schema with its {params} filled in (a typo in a path template fails to compile). */
+function route(path: api.ApiPath, params: Record<string, string> = {}): string {
+  return path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(params[k] ?? ''))
 }
 
-/** TracePublic. */
-export interface TracePublic {
-  id: string
-  name: string
-  format: string
-  created_at: string
-  events: number
-  cpus: number
-  t_first_ns: number
-  t_last_ns: number
-  tasks: number
-  kernel: string
-  malformed_lines: number
-  bytes_in: number
-  bytes_stored: number
-  by_type: Record<string, number>
-  first_error: TraceProblem | null
-}
+/** The schemas come from the backend's OpenAPI document (api_types.ts, generated; a test fails on drift). */
+export type TracePublic = api.TracePublic
+export type TraceProblem = api.ParseProblem
 
+/** One server-sent progress event (GET /{id}/progress; an event stream, so not in the OpenAPI schemas). */
 export interface IngestProgress {
   trace_id: string
   name: string
@@ -50,7 +36,7 @@ export interface IngestProgress {
 }
 
 const TOKEN_KEY = 'kscope.traceToken'
-const BASE = '/api/traces'
+const BASE = route('/api/traces')
 
 export function ownerToken(): string | null {
   try {
@@ -100,12 +86,12 @@ export async function listTraces(): Promise<TracePublic[]> {
 }
 
 export async function deleteTrace(id: string): Promise<void> {
-  const res = await fetch(`${BASE}/${encodeURIComponent(id)}`, { method: 'DELETE', headers: headers() })
+  const res = await fetch(route('/api/traces/{trace_id}', { trace_id: id }), { method: 'DELETE', headers: headers() })
   if (!res.ok && res.status !== 404) throw new TraceApiError(res.status, await detailOf(res))
 }
 
 export async function getTrace(id: string): Promise<TracePublic> {
-  const res = await fetch(`${BASE}/${encodeURIComponent(id)}`, { headers: headers() })
+  const res = await fetch(route('/api/traces/{trace_id}', { trace_id: id }), { headers: headers() })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }
@@ -156,7 +142,7 @@ export function uploadTrace(file: File, onProgress: (p: UploadProgress) => void)
 
 function followIngest(id: string, token: string, onProgress: (p: UploadProgress) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const es = new EventSource(`${BASE}/${encodeURIComponent(id)}/progress?token=${encodeURIComponent(token)}`)
+    const es = new EventSource(`${route('/api/traces/{trace_id}/progress', { trace_id: id })}?token=${encodeURIComponent(token)}`)
     const onData = (e: MessageEvent) => {
       let p: IngestProgress
       try {
@@ -183,11 +169,76 @@ function followIngest(id: string, token: string, onProgress: (p: UploadProgress)
   })
 }
 
+/** Query of GET /{id}/events. */
+export interface EventsQuery {
+  t0?: number
+  t1?: number
+  cpus?: number[]
+  types?: string[]
+  limit?: number
+}
+
+export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' = 'arrow'): string {
+  const p = new URLSearchParams()
+  if (q.t0 !== undefined) p.set('t0', String(Math.floor(q.t0)))
+  if (q.t1 !== undefined) p.set('t1', String(Math.ceil(q.t1)))
+  if (q.cpus?.length) p.set('cpus', q.cpus.join(','))
+  if (q.types?.length) p.set('types', q.types.join(','))
+  if (q.limit !== undefined) p.set('limit', String(q.limit))
+  p.set('format', format)
+  return `${route('/api/traces/{trace_id}/events', { trace_id: id })}?${p}`
+}
+
+/** An Arrow IPC stream's bytes (the events route's default format). */
+export async function fetchArrow(url: string, signal?: AbortSignal): Promise<Uint8Array> {
+  const res = await fetch(url, { headers: headers(), signal })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return new Uint8Array(await res.arrayBuffer())
+}
+
+export type SummaryResponse = api.OccupancySummary
+
+export async function fetchSummary(id: string, t0: number, t1: number, buckets: number, signal?: AbortSignal): Promise<SummaryResponse> {
+  const p = new URLSearchParams({ t0: String(Math.floor(t0)), t1: String(Math.ceil(t1)), buckets: String(buckets) })
+  const res = await fetch(`${route('/api/traces/{trace_id}/summary', { trace_id: id })}?${p}`, { headers: headers(), signal })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
+/** The capture's sysfs topology dump ("path<TAB>value" lines), "" when the trace had none. */
+export async function fetchTopology(id: string): Promise<string> {
+  const res = await fetch(route('/api/traces/{trace_id}/topology', { trace_id: id }), { headers: headers() })
+  if (res.status === 204) return ''
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.text()
+}
+
+/** POST /{id}/sql: one read-only SELECT over the trace's `events` view. */
+export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
+  const body: api.SqlRequest = { sql }
+  const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
+    method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
+/**
+ * GET /{id}/conform (the contract in /work/briefs/traces-contract.md): the raw JSON, checked by
+ * trace_conform.ts. Not in ApiPath until the conform route is merged into this branch.
+ */
+export async function fetchConform(id: string, variant = 'auto', signal?: AbortSignal): Promise<unknown> {
+  const p = new URLSearchParams({ algo: 'mm_cid', variant })
+  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/conform?${p}`, { headers: headers(), signal })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
+}
+
 /** One row of GET /events?format=json (backend/kscope/ingest/records.py SCHEMA). */
 export type EventRow = Record<string, string | number | null>
 
-export async function fetchEventRows(id: string, limit: number): Promise<EventRow[]> {
-  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/events?format=json&limit=${limit}`, { headers: headers() })
+export async function fetchEventRows(id: string, q: EventsQuery): Promise<EventRow[]> {
+  const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers() })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }
@@ -252,9 +303,9 @@ export function columnsFromRows(rows: readonly EventRow[]): TraceColumns {
 /** Stats for a server trace, in the local decoder's shape. */
 export function statsFromPublic(t: TracePublic): TraceDecodeStats {
   return {
-    format: t.format, bytes: t.bytes_in, lines: 0, events: t.events, genericEvents: t.by_type.generic ?? 0,
+    format: t.format, bytes: t.bytes_in, lines: 0, events: t.events, genericEvents: t.by_type?.generic ?? 0,
     malformed: t.malformed_lines, lostEvents: 0, nrCpus: t.cpus, uname: t.kernel, traceClock: '',
-    firstError: t.first_error ? { line: t.first_error.line ?? 0, offset: t.first_error.offset ?? -1,
+    firstError: t.first_error ? { line: t.first_error.line ?? 0, offset: -1,
       field: t.first_error.field ?? '', message: t.first_error.message ?? '' } : null,
   }
 }

@@ -6,12 +6,18 @@
  * All names and field values come from user files: they are rendered as React
  * text only.
  */
-import { useCallback, useEffect, useMemo, useState, type ChangeEvent } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react'
+import { formatTraceUrl, parseTraceUrl, type TraceUrlState } from '../core/trace_url'
 import { deleteTrace, listTraces, uploadTrace, type TracePublic, type UploadProgress } from '../core/traces_api'
 import { describeTraceError, queryFilter, useTraceSession } from '../core/trace_session'
 import { EVENT_TYPES, type TraceStore } from '../core/trace_store'
+import { stepEvent } from '../core/trace_step'
 import { formatDuration } from '../core/units'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
+import { ConformPanel, type ConformState } from '../views/timeline/Conform'
+import { CompareView } from '../views/timeline/Compare'
+import { conformMarks, parseConformResult, stepMark } from '../core/trace_conform'
+import { fetchConform } from '../core/traces_api'
 import { Timeline } from '../views/timeline'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
@@ -22,17 +28,56 @@ const TRACE_ACCEPT = '.txt,.dat,.html,.htm,.gz,.perf,.trace,text/plain,text/html
 export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, actions } = useTraceSession()
   const open = state.open
+  const [compare, setCompare] = useState<[string, string] | null>(null)
+
+  // A link with ?trace=ID&from=..&to=.. reopens that stored trace and view (core/trace_url.ts).
+  const pending = useRef<TraceUrlState | null>(null)
+  useEffect(() => {
+    const u = parseTraceUrl(window.location.search)
+    if (u.trace && u.vs) setCompare([u.trace, u.vs])
+    else if (u.trace) {
+      pending.current = u
+      void actions.openServer(u.trace)
+    }
+  }, [actions])
+  useEffect(() => {
+    const u = pending.current
+    if (!u || open.status !== 'ready' || open.store.origin.kind !== 'server' || open.store.origin.id !== u.trace) return
+    pending.current = null
+    actions.restore({ cursor: u.cursor, filter: u.filter, expanded: u.expanded, want: u.window })
+  }, [open, actions])
+  const close = useCallback(() => {
+    actions.close()
+    setCompare(null)
+    window.history.replaceState(null, '', '/traces')
+  }, [actions])
+  const openCompare = useCallback((ids: [string, string]) => {
+    setCompare(ids)
+    window.history.replaceState(null, '', formatTraceUrl({ trace: ids[0], vs: ids[1], window: null, cursor: null,
+      filter: { comm: '', pid: '', types: [] }, expanded: [] }))
+  }, [])
+
+  if (compare) {
+    return (
+      <>
+        <AppHeader page="traces" navigate={navigate} compact>
+          <button type="button" className="button" onClick={close} data-testid="close-trace">Back to the library</button>
+        </AppHeader>
+        <CompareView ids={compare} />
+      </>
+    )
+  }
 
   return (
     <>
       <AppHeader page="traces" navigate={navigate} compact>
         {open.status === 'ready' && (
-          <button type="button" className="button" onClick={actions.close} data-testid="close-trace">
+          <button type="button" className="button" onClick={close} data-testid="close-trace">
             Back to the library
           </button>
         )}
       </AppHeader>
-      {open.status !== 'ready' && <Library onOpenLocal={actions.openLocal} onOpenServer={actions.openServer} />}
+      {open.status !== 'ready' && <Library onOpenLocal={actions.openLocal} onOpenServer={actions.openServer} onCompare={openCompare} />}
       {open.status === 'opening' && (
         <section className="open-progress" role="status" data-testid="open-progress">
           <span>Opening {open.name}: {open.phase}…</span>
@@ -50,7 +95,11 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
 
 /* ---------- the library ---------- */
 
-function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void; onOpenServer: (id: string) => void }) {
+function Library({ onOpenLocal, onOpenServer, onCompare }: {
+  onOpenLocal: (f: File) => void; onOpenServer: (id: string) => void; onCompare: (ids: [string, string]) => void
+}) {
+  const [picked, setPicked] = useState<string[]>([])
+  const togglePick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p.slice(-1), id]))
   const [traces, setTraces] = useState<TracePublic[] | null>(null)
   const [listError, setListError] = useState('')
   const [upload, setUpload] = useState<{ name: string; p: UploadProgress } | null>(null)
@@ -118,6 +167,16 @@ function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void
 
       <section className="panel library-list">
         <h2>Your stored traces</h2>
+        {traces && traces.length > 1 && (
+          <p className="hint compare-pick-hint">
+            Tick two traces (two captures, or a capture and a simulation exported with <code>kscope sim --export ftrace</code>)
+            to see them in lockstep.{' '}
+            <button type="button" className="button" disabled={picked.length !== 2} data-testid="compare-open"
+              onClick={() => onCompare([picked[0], picked[1]])}>
+              Compare the two{picked.length !== 2 ? ` (${picked.length} of 2 ticked)` : ''}
+            </button>
+          </p>
+        )}
         {listError && <ErrorPanel title="Could not list the stored traces" message={listError} />}
         {traces && traces.length === 0 && <p className="hint">None yet: upload one above.</p>}
         {traces && traces.length > 0 && (
@@ -127,6 +186,7 @@ function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void
                 <th scope="col">name</th><th scope="col">format</th><th scope="col">kernel</th>
                 <th scope="col" className="num">CPUs</th><th scope="col" className="num">duration</th>
                 <th scope="col" className="num">events</th><th scope="col" className="num">malformed lines</th>
+                <th scope="col">compare</th>
                 <th scope="col"><span className="visually-hidden">actions</span></th>
               </tr>
             </thead>
@@ -140,6 +200,10 @@ function Library({ onOpenLocal, onOpenServer }: { onOpenLocal: (f: File) => void
                   <td className="num">{formatDuration(t.t_last_ns - t.t_first_ns)}</td>
                   <td className="num" data-testid="trace-row-events">{t.events.toLocaleString('en')}</td>
                   <td className="num">{t.malformed_lines}</td>
+                  <td>
+                    <input type="checkbox" checked={picked.includes(t.id)} onChange={() => togglePick(t.id)}
+                      aria-label={`Compare ${t.name}`} data-testid="compare-pick" />
+                  </td>
                   <td>
                     <div className="row-actions">
                       <button type="button" className="button" onClick={() => onOpenServer(t.id)}>Open</button>
@@ -167,6 +231,89 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const [boxRef, size] = useElementSize<HTMLDivElement>()
   const st = store.stats
   const duration = store.t1 - store.t0
+  // The view in the URL (stored traces only: a local file cannot be reopened from a link).
+  const lastWindow = useRef<{ start: number; end: number } | null>(null)
+  const onViewport = useCallback((start: number, end: number, width: number) => {
+    lastWindow.current = { start, end }
+    actions.viewport(start, end, width)
+  }, [actions])
+  const serverId = store.origin.kind === 'server' ? store.origin.id : null
+  useEffect(() => {
+    if (!serverId) return
+    const t = window.setTimeout(() => {
+      const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
+        filter: view.filter, expanded: view.expanded })
+      if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
+    }, 250)
+    return () => window.clearTimeout(t)
+  }, [serverId, view])
+  // Step to the next/previous event (keys Shift+← →, and the buttons): from the store, or the server.
+  const pendingStep = useRef<{ ts: number; cpu: number; type: number } | null>(null)
+  const [stepNote, setStepNote] = useState('')
+  const stepping = useRef(false)
+  const onStepEvent = useCallback((dir: 1 | -1) => {
+    if (stepping.current) return
+    stepping.current = true
+    const from = view.cursor ?? (lastWindow.current?.start ?? store.t0) - 1
+    stepEvent(store, from, filter, dir).then((r) => {
+      if (!r) {
+        setStepNote(dir > 0 ? 'No later event passes the filter.' : 'No earlier event passes the filter.')
+        return
+      }
+      setStepNote('')
+      actions.cursor(r.ts)
+      if (r.kind === 'row') {
+        actions.select({ kind: 'event', row: r.row })
+        return
+      }
+      // Outside the loaded window: show it there (same span, centred); selected once its events load.
+      pendingStep.current = { ts: r.ts, cpu: r.cpu, type: (EVENT_TYPES as readonly string[]).indexOf(r.type) }
+      const w = lastWindow.current ?? { start: store.t0, end: store.t1 }
+      const half = (w.end - w.start) / 2
+      actions.restore({ cursor: r.ts, filter: view.filter, expanded: view.expanded, want: { start: r.ts - half, end: r.ts + half } })
+    }, (err) => setStepNote(describeTraceError(err))).finally(() => { stepping.current = false })
+  }, [store, filter, view.cursor, view.filter, view.expanded, actions])
+  useEffect(() => {
+    const p = pendingStep.current
+    if (!p || !store.loaded || p.ts < store.loaded.t0 || p.ts >= store.loaded.t1) return
+    pendingStep.current = null
+    const rows = store.byCpu.get(p.cpu)
+    if (!rows) return
+    for (const row of rows) {
+      if (store.columns.ts[row] === p.ts && store.columns.type[row] === p.type) {
+        actions.select({ kind: 'event', row })
+        return
+      }
+    }
+  }, [store, actions])
+  const [conform, setConform] = useState<ConformState>({ status: 'idle' })
+  const [selectedMark, setSelectedMark] = useState(-1)
+  const traceId = store.origin.kind === 'server' ? store.origin.id : null
+  const rseq = state.info?.by_type?.rseq_update ?? 0
+  const unavailable = !traceId
+    ? 'The check runs on the server: upload this trace to check it against the model.'
+    : !rseq ? 'This trace has no rseq_update events (record rseq:rseq_update with the scheduler events to check it).' : ''
+  const runConform = useCallback(() => {
+    if (!traceId) return
+    setConform({ status: 'running' })
+    fetchConform(traceId).then((json) => {
+      const result = parseConformResult(json)
+      setConform({ status: 'done', result, marks: conformMarks(result, store) })
+      setSelectedMark(-1)
+    }, (err) => setConform({ status: 'error', message: describeTraceError(err) }))
+    // The trace (not its loaded window) decides the answer.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [traceId])
+  const marks = conform.status === 'done' ? conform.marks : null
+  const selectMark = useCallback((k: number) => {
+    if (!marks || k < 0) return
+    setSelectedMark(k)
+    actions.cursor(marks.ts[k])
+  }, [marks, actions])
+  const stepConform = useCallback((dir: 1 | -1) => {
+    if (!marks) return
+    selectMark(stepMark(marks, selectedMark, view.cursor ?? store.t0 - 1, dir))
+  }, [marks, selectedMark, view.cursor, store.t0, selectMark])
 
   return (
     <>
@@ -176,10 +323,18 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
         {' · '}{st.format}{store.meta.kernel ? ` · Linux ${store.meta.kernel}` : ''}
         {' · '}{store.cpus.length} CPUs with events
         {' · '}{formatDuration(duration)}
-        {' · '}<span data-testid="event-count">{store.columns.count.toLocaleString('en')}</span> events
+        {' · '}<span data-testid="event-count">{store.totalEvents.toLocaleString('en')}</span> events
         <span className="provenance">
           {' '}(decoder count <span data-testid="decoder-count">{st.events.toLocaleString('en')}</span>
           {store.origin.kind === 'local' ? ', decoded in this browser' : ', from the server'}
+          {store.loaded && (
+            <span data-testid="loaded-window">
+              {'; '}{store.loaded.t1 > store.loaded.t0
+                ? `exact events loaded for ${formatDuration(store.loaded.t0 - store.t0)}–${formatDuration(Math.min(store.loaded.t1, store.t1) - store.t0)} (${store.columns.count.toLocaleString('en')}${store.loaded.truncated ? ', the window’s first ones' : ''}), summaries elsewhere`
+                : 'zoomed out: drawn from the server’s summaries'}
+              {state.loading ? ' · loading events…' : ''}
+            </span>
+          )}
           {st.malformed ? `; ${st.malformed} malformed lines` : ''}
           {st.firstError ? `, first at ${st.firstError.line ? `line ${st.firstError.line}` : `offset ${st.firstError.offset}`}: ${st.firstError.message}` : ''}
           {st.lostEvents ? `; ${st.lostEvents} events lost by the ring buffer` : ''}
@@ -187,14 +342,24 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
         </span>
       </p>
       <FilterBar view={view} onFilter={actions.filter} />
+      <div className="step-bar" role="group" aria-label="Step through events">
+        <button type="button" className="button" onClick={() => onStepEvent(-1)} data-testid="step-back" aria-keyshortcuts="Shift+ArrowLeft">◀ previous event</button>
+        <button type="button" className="button" onClick={() => onStepEvent(1)} data-testid="step-next" aria-keyshortcuts="Shift+ArrowRight">next event ▶</button>
+        {stepNote && <span className="hint" role="status">{stepNote}</span>}
+      </div>
       <main className="trace-main">
         <div className="trace-timeline" ref={boxRef}>
           {size && (
             <Timeline store={store} view={view} filter={filter} width={size.width} height={Math.max(200, size.height)}
-              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup} />
+              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
+              overviews={state.overviews} loading={state.loading} onViewport={onViewport}
+              marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
+              onStepEvent={onStepEvent} />
           )}
         </div>
         <aside className="side trace-side">
+          <ConformPanel state={conform} unavailable={unavailable} selected={selectedMark} t0={store.t0} onRun={runConform}
+            onStep={stepConform} />
           <SelectionPanel store={store} selection={view.selection} />
           <CursorPanel store={store} cursor={view.cursor} />
           <TraceLegend />
@@ -238,11 +403,12 @@ function TraceLegend() {
         <li><span className="swatch" style={{ background: '#0072B2' }} /> a task running: colour and hatch per process, name and pid written on it when wide enough</li>
         <li><span className="swatch" style={{ background: '#fff', border: '1px solid #888' }} /> no fill: the CPU is idle</li>
         <li><span className="swatch" style={{ background: '#fff', border: '2px dashed #1a1a1a' }} /> dashed outline: not recorded in full (the trace lacks the switch to it, or it still ran when the trace ended)</li>
-        <li><span className="swatch" style={{ background: 'linear-gradient(to top, #0072B2 60%, #fff 60%)', border: '1px solid #888' }} /> zoomed out: bar height = fraction of time busy; colour = the process that ran longest there</li>
+        <li><span className="swatch" style={{ background: 'linear-gradient(to top, #0072B2 60%, #fff 60%)', border: '1px solid #888' }} /> zoomed out: bar height = fraction of time busy; colour = the process that ran longest there (grey for a stored trace: the server’s summaries give busy time only)</li>
         <li><span className="swatch" style={{ background: 'linear-gradient(to right, rgb(245,245,245), rgb(55,55,55))' }} /> a collapsed CPU group (▸): light to dark = its CPUs’ mean busy fraction; click to expand</li>
         <li><span className="swatch tick" /> tick on a lane’s top edge: an event (wakeup, migration, …)</li>
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
+        <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the mm_cid model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
       <p className="legend-note">Times are from the trace’s first event. MEASURED: a real kernel’s trace, not a model.</p>
     </section>

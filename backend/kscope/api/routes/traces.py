@@ -193,3 +193,18 @@ async def run_sql(trace_id: str, body: SqlRequest, store: Store, token: Token = 
         raise HTTPException(status_code=400, detail=str(err)) from err
     except SqlTimeout as err:
         raise HTTPException(status_code=408, detail=str(err)) from err
+
+
+@router.get("/{trace_id}/topology", responses={200: {"content": {"text/plain": {}}},
+                                               204: {"description": "the capture had no topology dump"},
+                                               **NOT_FOUND})
+def read_topology(trace_id: str, store: Store, token: Token = None) -> Response:
+    """The capture's `# kscope-sysfs:` topology dump ("path<TAB>value" lines), as written at ingest;
+    the timeline groups CPU lanes by LLC and NUMA node from it."""
+    from kscope.ingest.pipeline import TOPOLOGY_FILE
+
+    _owned(store, trace_id, token)
+    path = store.trace_dir(trace_id) / TOPOLOGY_FILE
+    if not path.is_file():
+        return Response(status_code=204)
+    return Response(path.read_bytes(), media_type="text/plain; charset=utf-8")

@@ -68,9 +68,9 @@ export function SelectionPanel({ store, selection }: { store: TraceStore; select
           <dt>task</dt><dd data-testid="detail-comm">{sl.pid === 0 ? `the idle task (${sl.comm})` : sl.comm}</dd>
           <dt>pid (tid)</dt><dd>{sl.pid}</dd>
           <dt>process (tgid)</dt><dd>{sl.tgid >= 0 ? sl.tgid : 'not in the trace'}</dd>
-          <dt>start</dt><dd>{rel(store, sl.start)}{sl.cutStart ? ' (running when the capture began)' : ''}
+          <dt>start</dt><dd>{rel(store, sl.start)}{sl.cutStart ? (store.loaded ? ' (began before the loaded window of events)' : ' (running when the capture began)') : ''}
             {sl.inferred ? ' (inferred: the switch to it is missing from the trace; this is its first event seen here)' : ''}</dd>
-          <dt>end</dt><dd>{rel(store, sl.end)}{sl.cutEnd ? ' (still running when it stopped)' : ''}</dd>
+          <dt>end</dt><dd>{rel(store, sl.end)}{sl.cutEnd ? (store.loaded && store.loaded.t1 <= store.lastTs ? ' (runs on past the loaded window of events)' : ' (still running when it stopped)') : ''}</dd>
           <dt>{sl.pid === 0 ? 'idle for' : 'ran for'}</dt><dd>{formatDuration(sl.end - sl.start)}</dd>
           {endRow >= 0 && (
             <>
@@ -143,7 +143,44 @@ export function CursorPanel({ store, cursor, maxCpus = 24 }: { store: TraceStore
         </tbody>
       </table>
       {store.cpus.length > maxCpus && <p className="hint">First {maxCpus} of {store.cpus.length} CPUs.</p>}
+      <RecentMigrations store={store} cursor={cursor} />
       <p className="hint">Waiting order is how long each task has waited; the kernel’s pick order (EEVDF deadlines) is not in the trace.</p>
+      {store.loaded && (
+        <p className="hint">Stored trace: running tasks from the switches before the cursor; waiting tasks rebuilt from the loaded window’s events only (from {rel(store, store.loaded.t0)}).</p>
+      )}
     </section>
+  )
+}
+
+/** Index of the first row in `rows` (time order) later than t. */
+function firstAfter(rows: Int32Array, ts: Float64Array, t: number): number {
+  let lo = 0, hi = rows.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (ts[rows[mid]] <= t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** The last few sched_migrate_task events at or before the cursor (from the loaded events for a stored trace). */
+function RecentMigrations({ store, cursor, count = 5 }: { store: TraceStore; cursor: number; count?: number }) {
+  const c = store.columns
+  const m = store.migrations
+  const end = firstAfter(m, c.ts, cursor)
+  const rows = Array.from(m.subarray(Math.max(0, end - count), end)).reverse()
+  return (
+    <div data-testid="recent-migrations">
+      <h3 className="subhead">Recent migrations</h3>
+      {rows.length ? (
+        <ul className="plain-list">
+          {rows.map((r) => (
+            <li key={r}>
+              {c.strings[c.s1[r]] ?? ''} {c.f0[r]}: CPU {c.f2[r]} → CPU {c.f3[r]}, {formatDuration(cursor - c.ts[r])} before
+            </li>
+          ))}
+        </ul>
+      ) : <p className="hint">None before the cursor{store.loaded ? ' in the loaded window' : ''}.</p>}
+    </div>
   )
 }

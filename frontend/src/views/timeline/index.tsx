@@ -14,11 +14,16 @@
  */
 import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { flushSync } from 'react-dom'
 import type { Selection, TraceViewState, ZoomState } from '../../core/trace_session'
 import {
-  TYPE_MIGRATE, dominantProcess, eventsIn, occupancy, sliceIndexAt, slicesIn, type EventFilter, type TraceStore,
+  TYPE_MIGRATE, countIn, dominantProcess, eventMatches, eventsIn, occupancy, sliceIndexAt, slicesIn, type EventFilter, type Occupancy,
+  type TraceStore,
 } from '../../core/trace_store'
-import { THEME } from '../palette'
+import { resampleOverview, wantsExactEvents } from '../../core/trace_window'
+import type { ConformMarks } from '../../core/trace_conform'
+import { nextEventRow, prevEventRow } from '../../core/trace_step'
+import { OKABE_ITO, THEME } from '../palette'
 import {
   detailLevel, fitLabel, heatColor, laneLayout, maxZoom, panBy, processStyle, timeTicks, timeToX, transformFor,
   visibleWindow, xToTime, zoomAbout, type LaneLayout, type TimeWindow,
@@ -34,6 +39,44 @@ export interface TimelineProps {
   onCursor(t: number | null): void
   onSelect(s: Selection): void
   onToggleGroup(key: string): void
+  /** A server trace's occupancy summaries (coarse first); absent or [] for a local trace. */
+  overviews?: readonly Occupancy[]
+  /** Exact events for the window are on their way (server traces). */
+  loading?: boolean
+  /** The visible window changed: [start, end) ns over `width` px (server traces fetch for it). */
+  onViewport?(start: number, end: number, width: number): void
+  /** Model-vs-kernel disagreements to mark (diamonds on their CPU lanes), the selected one, and stepping. */
+  marks?: ConformMarks | null
+  selectedMark?: number
+  onSelectMark?(k: number): void
+  onStepMark?(dir: 1 | -1): void
+  /** Shift+← →: step the cursor to the previous/next event passing the filter (core/trace_step.ts). */
+  onStepEvent?(dir: 1 | -1): void
+}
+
+/** Where the lanes' busy fractions come from: the store's own events, or the server's summaries. */
+interface OccupancySource {
+  occupancy(cpus: readonly number[], start: number, end: number, buckets: number): Occupancy
+  /** The process that ran longest per bucket, or null when the source cannot say (summaries). */
+  dominant(cpu: number, start: number, end: number, buckets: number): Int32Array | null
+}
+
+function occupancySource(store: TraceStore, overviews: readonly Occupancy[] | undefined): OccupancySource {
+  if (store.loaded === null || !overviews?.length) {
+    return {
+      occupancy: (cpus, a, b, n) => occupancy(store, a, b, n, cpus),
+      dominant: (cpu, a, b, n) => dominantProcess(store, cpu, a, b, n),
+    }
+  }
+  return { occupancy: (cpus, a, b, n) => resampleOverview(overviews, cpus, a, b, n), dominant: () => null }
+}
+
+/** Do the store's loaded events cover [start, end) exactly (always, for a local trace)? */
+export function eventsCover(store: TraceStore, start: number, end: number): boolean {
+  const l = store.loaded
+  if (l === null) return true
+  // Past the trace's last event there is nothing to load (a compare view's shorter trace).
+  return Math.min(start, store.lastTs) >= l.t0 && Math.min(end, store.lastTs) <= l.t1
 }
 
 const GUTTER = 150
@@ -50,7 +93,15 @@ export function Timeline(props: TimelineProps) {
   )
   const canvasH = layout.height + AXIS
   const win = visibleWindow(store.t0, store.t1, plotW, view.zoom)
-  const level = detailLevel(win, plotW)
+  const wanted = detailLevel(win, plotW) === 'slices' && wantsExactEvents(win.start, win.end, plotW, store.loaded ? store : null)
+    ? 'slices' : 'buckets'
+  // Zoomed in on a server trace whose window is still loading: the summaries stand in.
+  const level = wanted === 'slices' && !eventsCover(store, win.start, win.end) ? 'buckets' : wanted
+  const source = useMemo(() => occupancySource(store, props.overviews), [store, props.overviews])
+  const onViewport = props.onViewport
+  useEffect(() => {
+    onViewport?.(win.start, win.end, plotW)
+  }, [onViewport, win.start, win.end, plotW])
   const canvasRef = useRef<HTMLCanvasElement>(null)
   const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null)
   const kMax = maxZoom(store.t0, store.t1, plotW)
@@ -79,7 +130,13 @@ export function Timeline(props: TimelineProps) {
       .translateExtent([[0, 0], [plotW, canvasH]])
       .extent([[0, 0], [plotW, canvasH]])
       .filter((e: Event) => (e.type === 'wheel' || e.type === 'mousedown' || e.type === 'touchstart') && !(e as MouseEvent).button)
-      .on('zoom', (e: D3ZoomEvent<HTMLCanvasElement, unknown>) => onZoom({ k: e.transform.k, x: e.transform.x }))
+      .on('zoom', (e: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
+        // A gesture is rendered (and drawn) within its own event, so the frame it belongs to
+        // shows it; a programmatic transform (keyboard, reset: inside an effect) is not.
+        const z = { k: e.transform.k, x: e.transform.x }
+        if (e.sourceEvent) flushSync(() => onZoom(z))
+        else onZoom(z)
+      })
     zoomRef.current = behaviour
     select(canvas).call(behaviour).on('dblclick.zoom', null)
     return () => {
@@ -101,13 +158,41 @@ export function Timeline(props: TimelineProps) {
     const canvas = canvasRef.current
     if (!canvas) return
     const dpr = window.devicePixelRatio || 1
-    canvas.width = Math.round(plotW * dpr)
-    canvas.height = Math.round(canvasH * dpr)
+    // Resizing a canvas reallocates (and clears) its bitmap: only when the size changes.
+    const w = Math.round(plotW * dpr)
+    const h = Math.round(canvasH * dpr)
+    if (canvas.width !== w) canvas.width = w
+    if (canvas.height !== h) canvas.height = h
     const ctx = canvas.getContext('2d')
     if (!ctx) return
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
-    draw(ctx, store, layout, win, plotW, level, view, filter)
+    const t = performance.now()
+    draw(ctx, store, layout, win, plotW, level, view, filter, source)
+    if (props.marks) drawMarks(ctx, props.marks, props.selectedMark ?? -1, layout, win, plotW)
+    // The UI bench (scripts/bench-ui.mjs) sets this array to collect each draw's time, ms.
+    const bench = window as unknown as { __kscopeDrawMs?: number[]; __kscopeDrawEnd?: number }
+    if (bench.__kscopeDrawMs) {
+      bench.__kscopeDrawEnd = performance.now()
+      bench.__kscopeDrawMs.push(bench.__kscopeDrawEnd - t)
+    }
   })
+
+  // A window asked for by a URL: shown once, at this width.
+  useEffect(() => {
+    if (view.want) onZoomRef.current(transformFor(store.t0, store.t1, plotW, view.want.start, view.want.end))
+  }, [view.want, store.t0, store.t1, plotW])
+
+  // A newly selected disagreement comes into view (same zoom, centred) when it is off screen.
+  const markTs = props.marks && (props.selectedMark ?? -1) >= 0 ? props.marks.ts[props.selectedMark!] : null
+  useEffect(() => {
+    if (markTs === null) return
+    const now = visibleWindow(store.t0, store.t1, plotW, view.zoom)
+    if (markTs >= now.start && markTs <= now.end) return
+    const half = (now.end - now.start) / 2
+    onZoomRef.current(transformFor(store.t0, store.t1, plotW, markTs - half, markTs + half))
+    // Only when the selected mark changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [markTs])
 
   const hitTest = (px: number, py: number) => {
     const t = xToTime(px, win, plotW)
@@ -118,6 +203,11 @@ export function Timeline(props: TimelineProps) {
   const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const r = e.currentTarget.getBoundingClientRect()
     const h = hitTest(e.clientX - r.left, e.clientY - r.top)
+    const mark = props.marks ? markAt(props.marks, layout, win, plotW, e.clientX - r.left, e.clientY - r.top) : -1
+    if (mark >= 0 && props.onSelectMark) {
+      props.onSelectMark(mark)
+      return
+    }
     props.onCursor(h.t)
     if (h.lane && h.index >= 0) props.onSelect({ kind: 'slice', cpu: h.lane.cpu, index: h.index })
     else {
@@ -158,13 +248,18 @@ export function Timeline(props: TimelineProps) {
       const cpu = layout.lanes[next].cpu
       const index = sliceIndexAt(store, cpu, t)
       if (index >= 0) props.onSelect({ kind: 'slice', cpu, index })
-    } else if (e.key === 'Escape') props.onSelect(null)
+    } else if ((e.key === ']' || e.key === '[') && props.onStepMark) props.onStepMark(e.key === ']' ? 1 : -1)
+    else if (e.key === 'Escape') props.onSelect(null)
     else if (e.shiftKey && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
-      const from = view.cursor ?? win.start
-      const row = e.key === 'ArrowRight' ? nextEvent(store, from, filter) : prevEvent(store, from, filter)
-      if (row >= 0) {
-        props.onCursor(store.columns.ts[row])
-        props.onSelect({ kind: 'event', row })
+      const dir = e.key === 'ArrowRight' ? 1 : -1
+      if (props.onStepEvent) props.onStepEvent(dir)
+      else {
+        const from = view.cursor ?? win.start
+        const row = dir > 0 ? nextEventRow(store, from, filter) : prevEventRow(store, from, filter)
+        if (row >= 0) {
+          props.onCursor(store.columns.ts[row])
+          props.onSelect({ kind: 'event', row })
+        }
       }
     } else return
     e.preventDefault()
@@ -172,7 +267,8 @@ export function Timeline(props: TimelineProps) {
   }
 
   return (
-    <div className="timeline" data-testid="timeline" data-level={level}>
+    <div className="timeline" data-testid="timeline" data-level={level} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
+      data-loading={wanted === 'slices' && level === 'buckets' ? 'events' : undefined}>
       <div className="timeline-gutter" style={{ width: GUTTER, height: canvasH }} aria-hidden="false">
         {layout.groups.map((g) => g.headerHeight > 0 && (
           <button key={`h-${g.key}`} type="button" className="lane-group" style={{ top: g.y, height: g.headerHeight, width: GUTTER + plotW }}
@@ -212,18 +308,79 @@ export function Timeline(props: TimelineProps) {
   )
 }
 
-function nextEvent(s: TraceStore, t: number, f: EventFilter): number {
-  const rows = eventsIn(s, t + 1, s.t1 + 1, s.cpus, f, 1)
-  return rows.length ? rows[0] : -1
+function firstAtOrAfter(a: { length: number; get(k: number): number }, x: number): number {
+  let lo = 0, hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a.get(mid) < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
-function prevEvent(s: TraceStore, t: number, f: EventFilter): number {
-  // Walk back in growing windows until one holds a match.
-  for (let span = 1e6; span < (s.t1 - s.t0) * 2 + 2e6; span *= 4) {
-    const rows = eventsIn(s, t - span, t, s.cpus, f)
-    if (rows.length) return rows[rows.length - 1]
+/** Where a disagreement's diamond goes: its CPU's lane, else the collapsed group holding the CPU. */
+function markY(layout: LaneLayout, cpu: number): number | null {
+  const lane = layout.lanes.find((l) => l.cpu === cpu)
+  if (lane) return lane.y + lane.height / 2
+  const g = layout.groups.find((x) => x.collapsed && x.cpus.includes(cpu))
+  return g ? g.bodyY + g.bodyHeight / 2 : null
+}
+
+const MARK_R = 7
+const MAX_MARKS = 2000
+
+/**
+ * Model-vs-kernel disagreements: a diamond (vermillion, ink outline, a white "≠" on it)
+ * on the CPU lane at the rseq_update's time; the selected one ringed. The shape
+ * marks them, not the colour alone.
+ */
+function drawMarks(ctx: CanvasRenderingContext2D, m: ConformMarks, selected: number, layout: LaneLayout, w: TimeWindow,
+  width: number) {
+  const ts = { length: m.ts.length, get: (k: number) => m.ts[k] }
+  let drawn = 0
+  for (let k = firstAtOrAfter(ts, w.start); k < m.ts.length && m.ts[k] <= w.end && drawn < MAX_MARKS; k++, drawn++) {
+    const y = markY(layout, m.cpu[k])
+    if (y === null) continue
+    const x = timeToX(m.ts[k], w, width)
+    ctx.beginPath()
+    ctx.moveTo(x, y - MARK_R); ctx.lineTo(x + MARK_R, y); ctx.lineTo(x, y + MARK_R); ctx.lineTo(x - MARK_R, y)
+    ctx.closePath()
+    ctx.fillStyle = OKABE_ITO.vermillion
+    ctx.fill()
+    ctx.strokeStyle = THEME.ink
+    ctx.lineWidth = 1.5
+    ctx.stroke()
+    ctx.strokeStyle = '#ffffff'
+    ctx.lineWidth = 1.5
+    ctx.beginPath()
+    ctx.moveTo(x - 3, y - 1.5); ctx.lineTo(x + 3, y - 1.5)
+    ctx.moveTo(x - 3, y + 1.5); ctx.lineTo(x + 3, y + 1.5)
+    ctx.moveTo(x + 1.5, y - 4); ctx.lineTo(x - 1.5, y + 4)
+    ctx.stroke()
+    if (k === selected) {
+      ctx.strokeStyle = THEME.focus
+      ctx.lineWidth = 3
+      ctx.beginPath()
+      ctx.arc(x, y, MARK_R + 5, 0, Math.PI * 2)
+      ctx.stroke()
+    }
+  }
+}
+
+/** The mark under (px, py), -1 for none. */
+function markAt(m: ConformMarks, layout: LaneLayout, w: TimeWindow, width: number, px: number, py: number): number {
+  const span = ((MARK_R + 2) / width) * (w.end - w.start)
+  const ts = { length: m.ts.length, get: (k: number) => m.ts[k] }
+  for (let k = firstAtOrAfter(ts, xToTime(px, w, width) - span); k < m.ts.length && m.ts[k] <= xToTime(px, w, width) + span; k++) {
+    const y = markY(layout, m.cpu[k])
+    if (y !== null && Math.abs(py - y) <= MARK_R + 2) return k
   }
   return -1
+}
+
+/** "No process known" per bucket (server summaries carry busy fractions only). */
+function NOBODY(buckets: number): Int32Array {
+  return new Int32Array(buckets).fill(-1)
 }
 
 let hatchPattern: CanvasPattern | null = null
@@ -245,7 +402,7 @@ function hatch(ctx: CanvasRenderingContext2D): CanvasPattern | null {
 }
 
 function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, w: TimeWindow, width: number,
-  level: 'slices' | 'buckets', view: TraceViewState, filter: EventFilter) {
+  level: 'slices' | 'buckets', view: TraceViewState, filter: EventFilter, source: OccupancySource) {
   const H = layout.height
   ctx.clearRect(0, 0, width, H + AXIS)
   ctx.fillStyle = '#ffffff'
@@ -265,7 +422,7 @@ function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, 
   if (collapsed.length) {
     const buckets = Math.max(1, Math.floor(width / 2))
     for (const g of collapsed) {
-      const occ = occupancy(s, w.start, w.end, buckets, g.cpus)
+      const occ = source.occupancy(g.cpus, w.start, w.end, buckets)
       for (let b = 0; b < buckets; b++) {
         let sum = 0
         for (const row of occ.rows) sum += row[b]
@@ -277,10 +434,10 @@ function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, 
 
   if (level === 'buckets') {
     const buckets = Math.max(1, Math.floor(width / 2))
-    const occ = occupancy(s, w.start, w.end, buckets, layout.lanes.map((l) => l.cpu))
+    const occ = source.occupancy(layout.lanes.map((l) => l.cpu), w.start, w.end, buckets)
     layout.lanes.forEach((lane, i) => {
       const row = occ.rows[i]
-      const who = dominantProcess(s, lane.cpu, w.start, w.end, buckets)
+      const who = source.dominant(lane.cpu, w.start, w.end, buckets) ?? NOBODY(buckets)
       // Busy fraction as a bar height in the lane (height carries it, the grey ramp repeats it).
       for (let b = 0; b < buckets; b++) {
         const f = row[b]
@@ -323,11 +480,16 @@ function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, 
       const [from, to] = slicesIn(s, lane.cpu, w.start, w.end)
       const top = lane.y + 2
       const h = lane.height - 4
+      // Slices narrower than a pixel share it: once a pixel column is painted, further
+      // sub-pixel slices in it are skipped (the draw costs at most ~width per lane).
+      let painted = -Infinity
       for (let k = from; k < to; k++) {
         const pid = sl.pid[k]
         if (pid === 0) continue
         const x0 = Math.max(-1, timeToX(sl.start[k], w, width))
         const x1 = Math.min(width + 1, timeToX(sl.end[k], w, width))
+        if (x1 - x0 < 1 && Math.floor(x0) <= painted) continue
+        painted = Math.floor(x1 - x0 < 1 ? x0 : x1 - 1)
         const wpx = Math.max(1, x1 - x0)
         const tgid = s.tgidOf.get(pid) ?? -1
         const style = processStyle(tgid >= 0 ? tgid : pid)
@@ -379,8 +541,9 @@ function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, 
       }
     }
     // Event ticks (wakeups, migrations...) on the lane's top edge when few enough to read.
-    const rows = eventsIn(s, w.start, w.end, layout.lanes.map((l) => l.cpu), filter, 4000)
-    if (rows.length < 4000) {
+    const tickCpus = layout.lanes.map((l) => l.cpu)
+    const rows = countIn(s, w.start, w.end, tickCpus) < 4000 ? eventsIn(s, w.start, w.end, tickCpus, filter, 4000) : []
+    if (rows.length) {
       const laneOf = new Map(layout.lanes.map((l) => [l.cpu, l]))
       ctx.fillStyle = THEME.ink
       for (const r of rows) {
@@ -389,6 +552,19 @@ function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, 
         const x = timeToX(s.columns.ts[r], w, width)
         ctx.fillRect(x - 0.5, lane.y, 1.5, 4)
       }
+    }
+  }
+
+  // Past the trace's last event (a compare view lines a shorter trace up with a longer one).
+  if (s.lastTs < w.end) {
+    const x = Math.max(0, timeToX(s.lastTs, w, width))
+    ctx.fillStyle = '#e4e4e4'
+    ctx.fillRect(x, 0, width - x, H)
+    if (width - x > 140) {
+      ctx.fillStyle = THEME.ink
+      ctx.font = FONT
+      ctx.textBaseline = 'top'
+      ctx.fillText('trace ended', x + 8, H / 2 - 8)
     }
   }
 
@@ -447,7 +623,14 @@ function drawMigrations(ctx: CanvasRenderingContext2D, s: TraceStore, layout: La
   const laneOf = new Map(layout.lanes.map((l) => [l.cpu, l]))
   const types = filter.types && filter.types.size ? filter.types : new Set([TYPE_MIGRATE])
   if (!types.has(TYPE_MIGRATE)) return
-  const rows = eventsIn(s, w.start, w.end, s.cpus, { ...filter, types: new Set([TYPE_MIGRATE]) }, 500)
+  const ts = { length: s.migrations.length, get: (k: number) => s.columns.ts[s.migrations[k]] }
+  const rows: number[] = []
+  const only = { ...filter, types: undefined }
+  for (let k = firstAtOrAfter(ts, w.start); k < s.migrations.length && rows.length < 500; k++) {
+    const r = s.migrations[k]
+    if (s.columns.ts[r] >= w.end) break
+    if (eventMatches(s, r, only)) rows.push(r)
+  }
   ctx.strokeStyle = THEME.ink
   ctx.fillStyle = THEME.ink
   ctx.lineWidth = 2

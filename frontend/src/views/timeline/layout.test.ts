@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  MIN_LANE, clampTransform, detailLevel, fitLabel, laneLayout, panBy, processStyle, timeTicks, timeToX,
+  MIN_LANE, clampTransform, detailLevel, fitLabel, formatCpuRanges, laneLayout, panBy, processStyle, timeTicks, timeToX,
   transformFor, visibleWindow, xToTime, zoomAbout,
 } from './layout'
 
@@ -96,5 +96,38 @@ describe('styles', () => {
     expect(fitLabel('python3', 200)).toBe('python3')
     expect(fitLabel('python3', 40)).toBe('pyt…')
     expect(fitLabel('python3', 10)).toBe('')
+  })
+})
+
+describe('lanes at 480 CPUs (hcc-2s-480: 2 nodes, one 240-CPU LLC each, SMT siblings n and n+240)', () => {
+  const cpus = Array.from({ length: 480 }, (_, i) => i)
+  const place = (cpu: number) => ({ cpu, node: (cpu % 240) < 120 ? 0 : 1, llc: (cpu % 240) < 120 ? 0 : 1 })
+  const topo = new Map(cpus.map((c) => [c, place(c)]))
+
+  it('splits each 240-CPU LLC into collapsed blocks of 16, in node/LLC order', () => {
+    const l = laneLayout(cpus, topo, 900)
+    expect(l.groups).toHaveLength(30)
+    expect(l.lanes).toHaveLength(0)
+    expect(l.groups.every((g) => g.collapsed && g.cpus.length === 16)).toBe(true)
+    expect(l.groups[0].label).toBe('node 0 · LLC 0 · CPUs 0–15')
+    expect(l.groups[7].label).toBe('node 0 · LLC 0 · CPUs 112–119,240–247')
+    expect(l.groups[15].label).toBe('node 1 · LLC 1 · CPUs 120–135')
+    expect(new Set(l.groups.flatMap((g) => g.cpus)).size).toBe(480)
+  })
+
+  it('drills down: an expanded block shows its 16 lanes, the others stay heat rows', () => {
+    const key = laneLayout(cpus, topo, 900).groups[7].key
+    const l = laneLayout(cpus, topo, 900, new Set([key]))
+    expect(l.lanes.map((x) => x.cpu)).toEqual([112, 113, 114, 115, 116, 117, 118, 119, 240, 241, 242, 243, 244, 245, 246, 247])
+    expect(l.lanes[0].height).toBeGreaterThanOrEqual(MIN_LANE)
+    expect(l.groups.filter((g) => g.collapsed)).toHaveLength(29)
+  })
+
+  it('blocks a trace without topology the same way, and keeps small machines flat', () => {
+    const flat = laneLayout(cpus, null, 900)
+    expect(flat.groups).toHaveLength(30)
+    expect(flat.groups[1].label).toBe('CPUs 16–31')
+    expect(laneLayout([0, 1, 2, 3], null, 900).groups.map((g) => g.label)).toEqual(['all CPUs'])
+    expect(formatCpuRanges([3, 1, 2, 7])).toBe('1–3,7')
   })
 })

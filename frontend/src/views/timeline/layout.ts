@@ -14,6 +14,7 @@
  *               hatch for the second cycle of hues; labels carry the name
  *               whenever the slice is wide enough
  */
+import { SLICE_NS_PER_PX } from '../../core/trace_window'
 import { OKABE_ITO } from '../palette'
 
 export interface ZoomTransform {
@@ -79,8 +80,8 @@ export function panBy(z: ZoomTransform, fraction: number, width: number): ZoomTr
   return clampTransform({ k: z.k, x: z.x - fraction * width }, width)
 }
 
-/** Exact slices below this many ns per pixel; occupancy buckets above. */
-export const SLICE_NS_PER_PX = 40_000
+/** Exact slices below this many ns per pixel (the server fetches exact events below it too). */
+export { SLICE_NS_PER_PX }
 
 export function detailLevel(w: TimeWindow, width: number): 'slices' | 'buckets' {
   return (w.end - w.start) / Math.max(1, width) <= SLICE_NS_PER_PX ? 'slices' : 'buckets'
@@ -160,6 +161,22 @@ export const MIN_LANE = 22
 export const HEAT_ROW = 16
 export const MAX_LANE = 96
 export const HEADER = 22
+/** Groups with more CPUs than this split into blocks of CHUNK when the lanes do not fit. */
+export const MAX_GROUP = 32
+export const CHUNK = 16
+
+/** "0-7,240-247": ascending CPU numbers as ranges. */
+export function formatCpuRanges(cpus: readonly number[]): string {
+  const sorted = [...cpus].sort((a, b) => a - b)
+  const out: string[] = []
+  for (let i = 0; i < sorted.length; ) {
+    let j = i
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
+    out.push(j > i ? `${sorted[i]}–${sorted[j]}` : String(sorted[i]))
+    i = j + 1
+  }
+  return out.join(',')
+}
 
 /**
  * Lanes for `cpus`, grouped by topology (null: one flat group). Groups named in
@@ -168,17 +185,34 @@ export const HEADER = 22
  */
 export function laneLayout(cpus: readonly number[], topology: ReadonlyMap<number, CpuPlace> | null, height: number,
   expanded: ReadonlySet<string> = new Set(), autoCollapse = true): LaneLayout {
-  const buckets = new Map<string, { label: string; cpus: number[]; order: number[] }>()
+  const topo = new Map<string, { label: string; cpus: number[]; order: number[] }>()
   for (const cpu of cpus) {
     const p = topology?.get(cpu)
     const key = p ? `n${p.node}-l${p.llc}` : 'all'
     const label = !p ? (topology ? 'CPUs not in the topology' : 'all CPUs')
       : [p.node >= 0 ? `node ${p.node}` : '', p.llc >= 0 ? `LLC ${p.llc}` : ''].filter(Boolean).join(' · ') || 'CPUs'
-    let g = buckets.get(key)
-    if (!g) buckets.set(key, (g = { label, cpus: [], order: [p?.node ?? 1e9, p?.llc ?? 1e9] }))
+    let g = topo.get(key)
+    if (!g) topo.set(key, (g = { label, cpus: [], order: [p?.node ?? 1e9, p?.llc ?? 1e9] }))
     g.cpus.push(cpu)
   }
-  const ordered = [...buckets.entries()].sort((a, b) => a[1].order[0] - b[1].order[0] || a[1].order[1] - b[1].order[1])
+  // Too many lanes to fit: a group bigger than MAX_GROUP CPUs (a 240-CPU LLC, or a
+  // trace without topology) splits into blocks of CHUNK CPUs in its own order, so
+  // each block collapses to a heat row and expands on its own (drill-down).
+  const fits = (height - HEADER * topo.size) / Math.max(1, cpus.length) >= MIN_LANE
+  const buckets = new Map<string, { label: string; cpus: number[]; order: number[] }>()
+  for (const [key, g] of topo) {
+    if (fits || !autoCollapse || g.cpus.length <= MAX_GROUP) {
+      buckets.set(key, g)
+      continue
+    }
+    for (let i = 0; i < g.cpus.length; i += CHUNK) {
+      const part = g.cpus.slice(i, i + CHUNK)
+      const base = g.label === 'all CPUs' ? 'CPUs' : `${g.label} · CPUs`
+      buckets.set(`${key}/${i / CHUNK}`, { label: `${base} ${formatCpuRanges(part)}`, cpus: part, order: [...g.order, i] })
+    }
+  }
+  const ordered = [...buckets.entries()].sort((a, b) => a[1].order[0] - b[1].order[0] || a[1].order[1] - b[1].order[1]
+    || (a[1].order[2] ?? 0) - (b[1].order[2] ?? 0))
   const grouped = ordered.length > 1 || topology !== null
   const headerH = grouped ? HEADER : 0
   const totalCpus = cpus.length
