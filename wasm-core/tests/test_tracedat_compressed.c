@@ -440,6 +440,41 @@ static void bad_sections_are_reported(void)
     free(data);
 }
 
+/* Variants of the zlib fixture made by tests/make_tracedat_variants.py: any section may
+ * be compressed (here the options, which trace-cmd leaves plain); an item that runs past
+ * a decompressed section names the section's file offset and the byte inside it. */
+static void compressed_options_and_short_sections(void)
+{
+    ks_tracedat_stats st;
+    int32_t len = 0;
+    char *data = fixture_read(GEN_DIR "packed_options.dat", &len);
+    CHECK(data != NULL);
+    uint32_t events = 0;
+    if (data) {
+        CHECK_EQ_INT(decode_copy(data, len, &st, &events), KS_OK);
+        CHECK_EQ_INT(events, 130);
+        CHECK_EQ_INT(st.malformed, 0);
+        CHECK_EQ_STR(st.uname, "Linux vm 6.18.44-fc-v669 x86_64");
+        free(data);
+    }
+    data = fixture_read(GEN_DIR "short_formats.dat", &len);
+    CHECK(data != NULL);
+    if (!data)
+        return;
+    v7_map m;
+    CHECK(v7_walk(data, len, &m));
+    CHECK_EQ_INT(decode_copy(data, len, &st, &events), KS_ERR_PARSE);
+    CHECK_EQ_INT(events, 0);
+    CHECK_EQ_STR(st.first_error.field, "event formats");
+    CHECK_EQ_INT(st.error_offset, m.section[18]);
+    char want[96];
+    snprintf(want, sizeof want, "of the section at byte %lld, decompressed)",
+             (long long)m.section[18]);
+    CHECK(strstr(st.first_error.message, want) != NULL);
+    CHECK(strstr(st.first_error.message, "an item runs past the section (") == st.first_error.message);
+    free(data);
+}
+
 /* Bytes of the zstd capture overwritten at pseudo-random places (half of the rounds in
  * the compressed CPU data): decoding ends with a status, never a crash (ASan: make test-asan). */
 static void corrupted_compressed_files_do_not_crash(void)
@@ -480,6 +515,7 @@ const test_case tracedat_compressed_tests[] = {
     { "trace.dat zstd: a real capture matches trace-cmd report, in any feed size", threads4_zstd_matches_trace_cmd },
     { "trace.dat zstd: bad or cut chunks name the CPU, chunk and offset", bad_chunks_are_reported },
     { "trace.dat zstd: bad sections and unknown algorithms are refused by name", bad_sections_are_reported },
+    { "trace.dat zlib: a compressed options section reads; a short section is named", compressed_options_and_short_sections },
     { "trace.dat zstd: corrupted compressed files end with a status", corrupted_compressed_files_do_not_crash },
     { 0 },
 };

@@ -181,8 +181,8 @@ static void describe(ks_tracedat_decoder *dec, int64_t offset, const char *secti
     snprintf(dec->stats.first_error.field, sizeof dec->stats.first_error.field, "%s", section);
     if (dec->zs_active)
         snprintf(dec->stats.first_error.message, sizeof dec->stats.first_error.message,
-                 "%s (byte %lld of the %s-compressed section at byte %lld, decompressed)", msg,
-                 (long long)offset, dec->compression, (long long)dec->zs_file_off);
+                 "%s (byte %lld of the section at byte %lld, decompressed)", msg,
+                 (long long)offset, (long long)dec->zs_file_off);
     else
         snprintf(dec->stats.first_error.message, sizeof dec->stats.first_error.message, "%s", msg);
 }
@@ -243,7 +243,7 @@ static const uint8_t *need(ks_tracedat_decoder *dec, int64_t n)
         if (dec->pos >= 0 && n <= (int64_t)dec->zs_len - dec->pos)
             return dec->zs + dec->pos;
         char msg[128];
-        snprintf(msg, sizeof msg, "the section ends inside an item: %lld bytes needed, %lld left",
+        snprintf(msg, sizeof msg, "an item runs past the section (%lld bytes, %lld left)",
                  (long long)n, (long long)((int64_t)dec->zs_len - dec->pos));
         fail(dec, dec->pos, step_section(dec->step), msg);
         return NULL;
