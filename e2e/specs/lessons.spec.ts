@@ -154,6 +154,16 @@ test('a bug toggle reruns the scenario: the picture, the narration and the compu
   expect(errors).toEqual([]);
 });
 
+test('space after clicking a button moves on, and does not press the button again', async ({ page }) => {
+  await page.goto('/present/mm_cid?step=11');
+  await waitForStep(page, 11);
+  await page.getByTestId('lp-toggle-no_recent_cid').click();
+  await expect(page).toHaveURL(/toggles=no_recent_cid$/);
+  await page.keyboard.press('Space');
+  await waitForStep(page, 12);
+  await expect(page).toHaveURL(/step=12&toggles=no_recent_cid$/);
+});
+
 test('an embed URL renders one view of one step, chrome-less', async ({ page }) => {
   const errors = recordConsoleErrors(page);
   await page.setViewportSize({ width: 960, height: 540 });
