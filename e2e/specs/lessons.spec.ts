@@ -154,6 +154,16 @@ test('a bug toggle reruns the scenario: the picture, the narration and the compu
   expect(errors).toEqual([]);
 });
 
+test('space after clicking a button moves on, and does not press the button again', async ({ page }) => {
+  await page.goto('/present/mm_cid?step=11');
+  await waitForStep(page, 11);
+  await page.getByTestId('lp-toggle-no_recent_cid').click();
+  await expect(page).toHaveURL(/toggles=no_recent_cid$/);
+  await page.keyboard.press('Space');
+  await waitForStep(page, 12);
+  await expect(page).toHaveURL(/step=12&toggles=no_recent_cid$/);
+});
+
 test('an embed URL renders one view of one step, chrome-less', async ({ page }) => {
   const errors = recordConsoleErrors(page);
   await page.setViewportSize({ width: 960, height: 540 });
@@ -174,6 +184,8 @@ test('an embed URL renders one view of one step, chrome-less', async ({ page }) 
 });
 
 test('kscope export-lesson: the static folder opens from file:// and steps with no backend', async ({ page }) => {
+  // The export may first (re)build the single-file wasm (emcc, ~20 s on a busy machine) and runs a Vite build.
+  test.setTimeout(180_000);
   const out = mkdtempSync(join(tmpdir(), 'kscope-export-e2e-'));
   const r = spawnSync('../.venv/bin/kscope', ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
