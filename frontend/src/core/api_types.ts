@@ -74,6 +74,34 @@ export interface PresetPublic {
   name: string
 }
 
+/** A room to open for a lesson. */
+export interface RoomCreate {
+  /** lesson id (frontend/src/lessons/<id>.lesson.json) · e.g. "mm_cid" */
+  lesson: string
+}
+
+/** A new room; `presenter_token` is shown only here (the server keeps its SHA-256). */
+export interface RoomCreated {
+  /** e.g. "XK4Q7P" */
+  code: string
+  /** ms since the Unix epoch */
+  expires_at: number
+  /** the follower page of the room, on the host the request came to */
+  join_url: string
+  presenter_token: string
+}
+
+/** What anyone with the code may know about a room. */
+export interface RoomPublic {
+  /** 6 characters, no look-alike letters or digits · e.g. "XK4Q7P" */
+  code: string
+  /** ms since the Unix epoch; pushed back by presenter activity */
+  expires_at: number
+  /** followers connected now, over all backend processes */
+  followers: number
+  lesson: string
+}
+
 /** One read-only SELECT over the trace's `events` view. */
 export interface SqlRequest {
   /** e.g. "SELECT type, count(*) FROM events GROUP BY 1" */
@@ -171,10 +199,13 @@ export interface ValidationError {
 /** Every route the backend serves. */
 export type ApiPath =
   | "/api/health"
+  | "/api/rooms"
+  | "/api/rooms/{code}"
   | "/api/topologies"
   | "/api/topologies/{name}"
   | "/api/traces"
   | "/api/traces/{trace_id}"
+  | "/api/traces/{trace_id}/conform"
   | "/api/traces/{trace_id}/events"
   | "/api/traces/{trace_id}/progress"
   | "/api/traces/{trace_id}/sql"
