@@ -82,8 +82,9 @@ typedef struct ks_conform_summary {
     uint64_t gaps_mm;           /* ... of which involve a task of an mm with rseq_updates */
     uint64_t cold_starts;       /* a CPU's first event: its current task taken as switched in */
     uint64_t missing_migrations;/* a task switched in on another CPU than it was last on */
-    uint64_t ticks;             /* modelled ticks that reached the model (task of an mm running) */
-    uint64_t scans;             /* task_mm_cid_work scans the ticks ran */
+    uint64_t ticks;             /* scan hook runs: modelled ticks on a task of an mm (AT_TICK),
+                                   or task_work seen in the trace (AT_RETURN) */
+    uint64_t scans;             /* task_mm_cid_work scans those ran (at most 1 per mm per 100 ms) */
     int32_t variant;            /* ks_mm_cid_variant */
     int32_t nr_cpus;
     int32_t hz;

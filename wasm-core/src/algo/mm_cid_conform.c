@@ -26,14 +26,26 @@
  *     pin, it may run anywhere again. mm->cpus_allowed (a union that never
  *     shrinks) is therefore all CPUs; the pin matters for 6.12's migrate-to
  *     test, mm_users >= t->nr_cpus_allowed;
- *   - the tick: on a grid of 1/hz from time 0 (the kernel's jiffies, which all
- *     CPUs share), each CPU whose current task belongs to a known mm runs the
- *     model's tick hook (task_tick_mm_cid: the scan at most every 100 ms). A
- *     tick at time T runs before the events stamped T. The kernel runs the scan
- *     as task_work on the way back to user space, microseconds later;
- *   - mm identity: the tgid. Traces without a TGID column leave tgid -1: the
- *     task is replayed without an mm (the model ignores it) and its
- *     rseq_updates count as unknown_mm;
+ *   - the tick, and with it the 100 ms scan (task_tick_mm_cid queues
+ *     task_mm_cid_work as task_work, TWA_RESUME). Replaying kscope's simulator
+ *     (SCAN_AT_TICK): on a grid of 1/hz from time 0 each CPU whose current task
+ *     belongs to a known mm runs the model's tick hook, before the events
+ *     stamped at that time, as the simulator does. Replaying a kernel
+ *     (SCAN_AT_RETURN): the real ticks' phase is unknown, so the grid is not
+ *     used; the work runs where the trace shows it ran - an rseq_update with no
+ *     switch-in or migration of its task since its last one was raised by
+ *     task_work_add's TIF_NOTIFY_RESUME (or a signal), and resume_user_mode_work
+ *     runs task_work just before rseq_handle_notify_resume records it. Not seen:
+ *     a tick that also preempted the task (its work runs at a later return,
+ *     after a switch-in). Model and kernel both gate the scan on
+ *     mm_cid_next_scan. One kernel detail the model leaves out: the age test of
+ *     sched_mm_cid_remote_clear_old reads the remote CPU's rq->clock, which
+ *     stands still while that CPU idles until something updates it; the model
+ *     uses the replay's time;
+ *   - mm identity: the tgid. Traces without a TGID column get it from the
+ *     capture header, sched_process_fork or the pid (backend/kscope/tgids.py);
+ *     a task still without one is replayed without an mm (the model ignores
+ *     it) and its rseq_updates count as unknown_mm;
  *   - missing events (gaps): every event names the task current on its CPU
  *     (pid column; sched_switch's prev_pid). When it is not the task the replay
  *     believes current, the replay switches the believed task out, switches the
