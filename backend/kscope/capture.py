@@ -11,6 +11,7 @@ and every ftrace tool skips (`#` comment lines):
     # kscope: filter=rseq:rseq_update:common_pid >= 4242   (with a workload: see below)
     # kscope: seconds=1.000
     # kscope: trace_clock=global
+    # kscope: tracefs=instance          a tracefs instance of the capture's own (see below)
     # kscope: tasks=4242:4242,4243:4242 the workload's tid:tgid pairs, read from /proc while it ran
     # kscope: cpu_stats=0:entries=812,overrun=0,dropped=0;1:...   per-CPU ring-buffer stats
     # kscope: dropped_events=0          events the ring buffer refused (full): gaps the trace has
@@ -31,7 +32,14 @@ sched_switch, and only compared for the workload) is kept for pids from the
 workload's up (its threads and children get larger pids; the filter is in the
 header). The per-CPU ring-buffer statistics say whether the kernel dropped events.
 
-Tracing state is global to the machine, so everything changed is saved first
+Text captures record into a tracefs instance of their own (instances/kscope-PID:
+its own ring buffer, events, filters, clock and tracing_on), so another tracefs
+user - trace-cmd, or a second capture - and this one cannot switch each other's
+events off halfway (seen: two test runs at once left one trace nearly empty).
+The instance is removed afterwards. Where instances are unavailable, and for
+trace-cmd extract (which reads the top-level buffer), the top level is used.
+
+Top-level tracing state is global to the machine, so everything changed is saved first
 and restored afterwards - events enabled, tracing_on, buffer_size_kb,
 trace_clock, the options touched, set_event_pid, the tracefs mount - even on
 Ctrl-C, SIGTERM or an exception.
@@ -46,7 +54,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -262,7 +270,7 @@ def cpu_stats(root: Path) -> dict[int, dict[str, int]]:
 
 def header_lines(req: CaptureRequest, events: list[str], elapsed: float, tasks: str = "",
                  stats: dict[int, dict[str, int]] | None = None, clock: str = TRACE_CLOCK,
-                 filters: dict[str, str] | None = None) -> bytes:
+                 filters: dict[str, str] | None = None, tracefs: str = "top-level") -> bytes:
     lines = ["capture=1", f"kernel={platform.release()}", f"machine={platform.machine()}",
              f"events={','.join(events)}", f"seconds={elapsed:.3f}",
              f"date={time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"]
@@ -270,7 +278,7 @@ def header_lines(req: CaptureRequest, events: list[str], elapsed: float, tasks: 
         lines.append(f"command={shlex.join(req.command)}")
     elif req.pid:
         lines.append(f"pid={req.pid}")
-    lines += ["scope=system-wide", f"trace_clock={clock}"]
+    lines += ["scope=system-wide", f"trace_clock={clock}", f"tracefs={tracefs}"]
     lines += [f"filter={event}:{text}" for event, text in (filters or {}).items()]
     if tasks:
         lines.append(f"tasks={tasks}")
@@ -285,6 +293,30 @@ def header_lines(req: CaptureRequest, events: list[str], elapsed: float, tasks: 
         sysfs = b""
     text += b"".join(b"# kscope-sysfs: " + line + b"\n" for line in sysfs.splitlines() if line)
     return text
+
+
+@contextmanager
+def private_instance(root: Path) -> Iterator[Path | None]:
+    """instances/kscope-PID for the capture (removed after), or None where it cannot be made."""
+    inst = root / "instances" / f"kscope-{os.getpid()}"
+    try:
+        os.mkdir(inst)
+    except OSError:
+        yield None
+        return
+    try:
+        yield inst
+    finally:
+        try:
+            _write(inst / "tracing_on", "0")
+        except OSError:
+            pass
+        for _ in range(50):  # rmdir fails while the kernel still holds the buffer open
+            try:
+                os.rmdir(inst)
+                break
+            except OSError:
+                time.sleep(0.02)
 
 
 @contextmanager
@@ -314,27 +346,33 @@ def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, A
     if os.geteuid() != 0:
         raise CaptureRefused("capturing kernel events needs root (tracefs is root-only)")
     events = expand_events(req.events)
-    with _sigterm_as_interrupt(), tracefs_mounted() as root:
-        _check_events(root, events)
-        try:
-            saved = TracingState(root)
-        except OSError as err:
-            raise CaptureRefused(f"cannot read the tracing state in {root}: {err.strerror}") from err
+    with _sigterm_as_interrupt(), tracefs_mounted() as root, \
+            (private_instance(root) if not extract_with else nullcontext(None)) as inst:
+        base = inst or root  # where this capture's buffer, events and switches are
+        _check_events(base, events)
+        saved = None
+        if inst is None:
+            try:
+                saved = TracingState(root)
+            except OSError as err:
+                raise CaptureRefused(f"cannot read the tracing state in {root}: {err.strerror}") from err
         child = None
         started = time.monotonic()
         try:
-            _write(root / "tracing_on", "0")
-            _write(root / "current_tracer", "nop")
-            _write(root / "set_event", "")
-            _write(root / "buffer_size_kb", str(BUFFER_KB))
-            _write(root / "options" / "record-tgid", "1")
-            _write(root / "options" / "irq-info", "1")
-            _write(root / "options" / "overwrite", "0")  # keep the start when the buffer fills
-            clock = TRACE_CLOCK if TRACE_CLOCK in _read(root / "trace_clock").replace("[", " ").replace("]", " ").split() \
-                else saved.trace_clock
-            _write(root / "trace_clock", clock)
-            _write(root / "set_event_pid", "")  # every task: see the essay
-            _write(root / "trace", "")  # clears the ring buffer
+            _write(base / "tracing_on", "0")
+            _write(base / "current_tracer", "nop")
+            _write(base / "set_event", "")
+            _write(base / "buffer_size_kb", str(BUFFER_KB))
+            for option in ("record-tgid", "irq-info"):
+                if (base / "options" / option).exists():
+                    _write(base / "options" / option, "1")
+            _write(base / "options" / "overwrite", "0")  # keep the start when the buffer fills
+            clocks = _read(base / "trace_clock").replace("[", " ").replace("]", " ").split()
+            clock = TRACE_CLOCK if TRACE_CLOCK in clocks else \
+                next((w[1:-1] for w in _read(base / "trace_clock").split() if w.startswith("[")), "local")
+            _write(base / "trace_clock", clock)
+            _write(base / "set_event_pid", "")  # every task: see the essay
+            _write(base / "trace", "")  # clears the ring buffer
             gate_w = None
             if req.command:
                 # The child waits on a pipe until tracing is on (its exec is then in the trace).
@@ -346,11 +384,11 @@ def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, A
             target = child.pid if child else req.pid
             workload = WorkloadTasks(target) if target else None
             filters = {}
-            if target and "rseq:rseq_update" in events and (root / RSEQ_FILTER).exists():
+            if target and "rseq:rseq_update" in events and (base / RSEQ_FILTER).exists():
                 filters["rseq:rseq_update"] = f"common_pid >= {target}"
-                _write(root / RSEQ_FILTER, filters["rseq:rseq_update"])
-            _append_lines(root / "set_event", events)
-            _write(root / "tracing_on", "1")
+                _write(base / RSEQ_FILTER, filters["rseq:rseq_update"])
+            _append_lines(base / "set_event", events)
+            _write(base / "tracing_on", "1")
             started = time.monotonic()
             if gate_w is not None:
                 os.write(gate_w, b"go\n")
@@ -362,9 +400,9 @@ def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, A
                 if child and child.poll() is not None:
                     break
                 time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
-            _write(root / "tracing_on", "0")
+            _write(base / "tracing_on", "0")
             elapsed = time.monotonic() - started
-            stats = cpu_stats(root)
+            stats = cpu_stats(base)
             if extract_with:
                 # Uncompressed v7: kscope's trace.dat decoder does not read compressed files.
                 run = subprocess.run([extract_with, "extract", "--compression", "none", "-o", str(req.output)],
@@ -376,21 +414,44 @@ def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, A
             else:
                 with open(req.output, "wb") as out:
                     out.write(header_lines(req, events, elapsed, workload.header_value() if workload else "",
-                                           stats, clock, filters))
-                    with open(root / "trace", "rb") as trace:
+                                           stats, clock, filters, "instance" if inst else "top-level"))
+                    with open(base / "trace", "rb") as trace:
                         shutil.copyfileobj(trace, out, 1 << 20)
         finally:
             if child and child.poll() is None:
                 child.terminate()
             if child:
                 child.wait()
-            saved.restore()
+            if saved is not None:
+                saved.restore()
+    gaps = None if extract_with else check_switches(req.output)
     return {"output": str(req.output), "format": "trace.dat" if extract_with else "ftrace-text",
             "bytes": req.output.stat().st_size, "seconds": round(elapsed, 3),
             "events": events, "command": req.command, "pid": req.pid, "scope": "system-wide",
-            "trace_clock": clock, "workload_tasks": len(workload.tasks) if workload else 0,
+            "trace_clock": clock, "tracefs": "instance" if inst else "top-level", "workload_tasks": len(workload.tasks) if workload else 0,
             "dropped_events": sum(r.get("dropped", 0) + r.get("overrun", 0) for r in stats.values()),
+            "switch_gaps": gaps,
             "exit_status": child.returncode if child else None}
+
+
+def check_switches(path: Path) -> dict[str, Any] | None:
+    """The written trace's switch gaps (switch_gaps.py), said on stderr when there are any."""
+    from kscope import conform, switch_gaps
+    from kscope.ingest import records
+    from kscope.ingest.sources import InputError
+
+    try:
+        items, _ = conform._decode(path, path.name)
+    except InputError as err:
+        print(f"kscope capture: could not check the trace: {err}", file=sys.stderr)
+        return None
+    gaps = switch_gaps.switch_gaps(items.view(records.RECORD))
+    if gaps["gaps"]:
+        first = gaps["examples"][0]
+        print(f"kscope capture: {gaps['gaps']} switch gaps in {gaps['switches']} switches (a CPU's sched_switch "
+              f"names another prev task than the one last switched in there, first on CPU {first['cpu']}: "
+              f"pid {first['expected_prev']}'s switch-out is missing; the header's dropped_events says whether the kernel dropped any)", file=sys.stderr)
+    return {"gaps": gaps["gaps"], "switches": gaps["switches"], "by_cpu": gaps["by_cpu"]}
 
 
 def capture_trace_cmd(req: CaptureRequest) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kscope import conform
 from kscope.ingest import records
@@ -38,18 +39,27 @@ def _ints(table: pa.Table, name: str, fill: int = -1) -> np.ndarray:
     return col.fill_null(pa.scalar(fill, col.type)).to_numpy().astype(np.int64)
 
 
+def _dict_lookup(table: pa.Table, name: str, convert: Any, empty: Any, dtype: Any) -> np.ndarray:
+    """A dictionary (or plain string) column through convert(value) once per distinct value;
+    empty where null."""
+    col = table.column(name).combine_chunks()
+    if not pa.types.is_dictionary(col.type):
+        col = col.dictionary_encode()
+    values = np.array([convert(v) for v in col.dictionary.to_pylist()] + [empty], dtype=dtype)
+    idx = pc.fill_null(col.indices, len(values) - 1).to_numpy().astype(np.int64)
+    return values[idx]
+
+
 def _names(table: pa.Table, name: str) -> np.ndarray:
     """A string column as NUL-padded 16-byte names (b"" where null); longer names are cut."""
-    values = table.column(name).cast(pa.string()).to_pylist()
-    return np.array([(v or "").encode("utf-8", "replace")[:16] for v in values], dtype="S16")
+    return _dict_lookup(table, name, lambda v: (v or "").encode("utf-8", "replace")[:16], b"", "S16")
 
 
 def to_records(table: pa.Table) -> np.ndarray:
     """Arrow rows (records.SCHEMA columns, in time order) -> ks_event records (records.RAW)."""
     n = table.num_rows
     out = np.zeros(n, records.RECORD)
-    types = table.column("type").cast(pa.string()).to_pylist()
-    t = np.array([TYPE_IDS.get(x, 0) for x in types], np.uint32)
+    t = _dict_lookup(table, "type", lambda v: TYPE_IDS.get(v, 0), 0, np.uint32)
     out["ts_ns"] = table.column("ts_ns").to_numpy(zero_copy_only=False).astype(np.uint64)
     out["type"] = t
     out["cpu"] = _ints(table, "cpu")

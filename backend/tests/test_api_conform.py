@@ -85,3 +85,16 @@ def test_422_without_rseq_or_switches_and_bad_params(client: TestClient, tmp_pat
     assert client.get(f"/api/traces/{tid}/conform", params={"algo": "cpupri"}, headers=auth).status_code == 422
     # the server keeps serving
     assert client.get(f"/api/traces/{tid}", headers=auth).status_code == 200
+
+
+def test_a_stored_trace_without_tgids_gets_them_inferred(client: TestClient) -> None:
+    """trace.dat has no TGID column: the stored events have tgid -1, and the replay infers
+    each task's process (tgids.py) and says so."""
+    dat = TRACES / "threads4-linux6.18.dat.xz"
+    tid, auth = upload(client, dat)
+    doc = client.get(f"/api/traces/{tid}/conform", headers=auth).json()
+    cli = conform.run(dat)
+    assert doc["tgid"] == cli["tgid"] and doc["tgid"]["from_fork"] >= 4
+    assert doc["compared"] == doc["rseq_updates"] == cli["rseq_updates"] > 1000
+    assert doc["agree"] == cli["agree"]
+    assert any("no TGID column" in n for n in doc["notes"])

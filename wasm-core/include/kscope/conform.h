@@ -18,9 +18,9 @@
  *   sched_switch         switch_to(prev, next, cpu)
  *   sched_migrate_task   migrate(task, orig_cpu, dest_cpu)
  *   sched_process_exit   task_exit
- *   (the tick)           not in traces: every 1/hz s, on each CPU running a task of
- *                        a known mm, the model's task_tick_mm_cid (the 100 ms scan;
- *                        where it runs: ks_conform_set_scan_at)
+ *   (the tick)           not in traces: the model's task_tick_mm_cid (the 100 ms
+ *                        scan) at modelled ticks, or where the trace shows the
+ *                        task_work it queued ran (ks_conform_set_scan_at)
  *   rseq_update          compared: the model's t->mm_cid with the record's mm_cid
  * Tasks are named by pid, mms by tgid. A task whose tgid the trace never shows has
  * an unknown mm: the model does not track it and its rseq_updates count as unknown_mm.
@@ -36,9 +36,10 @@
  *                       trace does not show (it runs from an untraced tick, as
  *                       task_work on a later return to user space): the model kept a
  *                       cid unused >= 100 ms - 1 tick that the kernel's scan could
- *                       have dropped, or the model's scan had dropped the very cid
- *                       the kernel still had, unused for less than 100 ms + 1 tick
- *                       (borderline: a scan a tick later or earlier decides otherwise);
+ *                       have dropped, or the model allocated while a CPU slot unused
+ *                       that long held the kernel's cid, or the model's scan had
+ *                       dropped the very cid the kernel still had, unused for less than
+ *                       100 ms + 1 tick (borderline: a scan a tick off decides otherwise);
  *   SAME_TIME_ORDER     another CPU changed this mm's cids (an exit's put, an
  *                       allocation, a migration) within 1 us before the decision:
  *                       ftrace text stamps microseconds, so which came first is unknown;
@@ -81,8 +82,9 @@ typedef struct ks_conform_summary {
     uint64_t gaps_mm;           /* ... of which involve a task of an mm with rseq_updates */
     uint64_t cold_starts;       /* a CPU's first event: its current task taken as switched in */
     uint64_t missing_migrations;/* a task switched in on another CPU than it was last on */
-    uint64_t ticks;             /* modelled ticks that reached the model (task of an mm running) */
-    uint64_t scans;             /* task_mm_cid_work scans the ticks ran */
+    uint64_t ticks;             /* scan hook runs: modelled ticks on a task of an mm (AT_TICK),
+                                   or task_work seen in the trace (AT_RETURN) */
+    uint64_t scans;             /* task_mm_cid_work scans those ran (at most 1 per mm per 100 ms) */
     int32_t variant;            /* ks_mm_cid_variant */
     int32_t nr_cpus;
     int32_t hz;
@@ -124,14 +126,16 @@ KS_API void ks_conform_free(ks_conform *conf);
  * kernel's state, not the model's diverged one. Off by default; set before feeding. */
 KS_API int32_t ks_conform_set_resync(ks_conform *conf, int32_t on);
 
-/* When the modelled periodic scan (task_mm_cid_work) runs. AT_TICK (the default): at the
- * modelled tick, as kscope's simulator runs it (replaying a simulated run). AT_RETURN: as
- * a kernel runs it - the tick queues it as task_work on the running task, which runs it on
- * its next return to user space, just before the rseq_update that return records; and an
- * rseq_update that follows no switch-in or migration of its task (TIF_NOTIFY_RESUME set by
- * task_work_add, or a signal) shows a tick the modelled grid may have missed, so the work
- * runs there too (the model's own mm_cid_next_scan test still decides whether it scans).
- * Set before feeding. KS_ERR_INVALID_ARG for another value. */
+/* When the modelled periodic scan (task_mm_cid_work) runs. AT_TICK (the default): at
+ * every modelled tick (1/hz, from time 0) on each CPU running a task of an mm, as kscope's
+ * simulator runs it (replaying a simulated run). AT_RETURN: as a kernel runs it, where the
+ * trace shows it: the tick queues it as task_work (TWA_RESUME) on the running task, which
+ * runs it on its next return to user space just before rseq_handle_notify_resume records
+ * an rseq_update; an rseq_update that follows no switch-in or migration of its task was
+ * raised that way (or by a signal), so the work runs there (the model's own
+ * mm_cid_next_scan test still decides whether it scans). Ticks themselves are not traced
+ * and their phase is unknown, so no scan is run from a guessed tick. Set before feeding;
+ * KS_ERR_INVALID_ARG for another value. */
 #define KS_CONFORM_SCAN_AT_TICK 0
 #define KS_CONFORM_SCAN_AT_RETURN 1
 KS_API int32_t ks_conform_set_scan_at(ks_conform *conf, int32_t when);

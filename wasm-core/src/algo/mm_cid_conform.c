@@ -26,14 +26,26 @@
  *     pin, it may run anywhere again. mm->cpus_allowed (a union that never
  *     shrinks) is therefore all CPUs; the pin matters for 6.12's migrate-to
  *     test, mm_users >= t->nr_cpus_allowed;
- *   - the tick: on a grid of 1/hz from time 0 (the kernel's jiffies, which all
- *     CPUs share), each CPU whose current task belongs to a known mm runs the
- *     model's tick hook (task_tick_mm_cid: the scan at most every 100 ms). A
- *     tick at time T runs before the events stamped T. The kernel runs the scan
- *     as task_work on the way back to user space, microseconds later;
- *   - mm identity: the tgid. Traces without a TGID column leave tgid -1: the
- *     task is replayed without an mm (the model ignores it) and its
- *     rseq_updates count as unknown_mm;
+ *   - the tick, and with it the 100 ms scan (task_tick_mm_cid queues
+ *     task_mm_cid_work as task_work, TWA_RESUME). Replaying kscope's simulator
+ *     (SCAN_AT_TICK): on a grid of 1/hz from time 0 each CPU whose current task
+ *     belongs to a known mm runs the model's tick hook, before the events
+ *     stamped at that time, as the simulator does. Replaying a kernel
+ *     (SCAN_AT_RETURN): the real ticks' phase is unknown, so the grid is not
+ *     used; the work runs where the trace shows it ran - an rseq_update with no
+ *     switch-in or migration of its task since its last one was raised by
+ *     task_work_add's TIF_NOTIFY_RESUME (or a signal), and resume_user_mode_work
+ *     runs task_work just before rseq_handle_notify_resume records it. Not seen:
+ *     a tick that also preempted the task (its work runs at a later return,
+ *     after a switch-in). Model and kernel both gate the scan on
+ *     mm_cid_next_scan. One kernel detail the model leaves out: the age test of
+ *     sched_mm_cid_remote_clear_old reads the remote CPU's rq->clock, which
+ *     stands still while that CPU idles until something updates it; the model
+ *     uses the replay's time;
+ *   - mm identity: the tgid. Traces without a TGID column get it from the
+ *     capture header, sched_process_fork or the pid (backend/kscope/tgids.py);
+ *     a task still without one is replayed without an mm (the model ignores
+ *     it) and its rseq_updates count as unknown_mm;
  *   - missing events (gaps): every event names the task current on its CPU
  *     (pid column; sched_switch's prev_pid). When it is not the task the replay
  *     believes current, the replay switches the believed task out, switches the
@@ -139,7 +151,6 @@ typedef struct conform_task {
     uint64_t last_ts;
     uint64_t gap_ts;        /* its last gap (0 none) */
     uint64_t slot_idle_ns;  /* at its last switch-in: how long its CPU's cid had been unused */
-    int32_t work_pending;   /* a tick queued task_mm_cid_work on it (runs at its next rseq_update) */
     int32_t prompted;       /* switched in, migrated or forked since its last rseq_update */
 } conform_task;
 
@@ -446,14 +457,17 @@ static void run_scan_hook(ks_conform *c, int32_t cpu, int32_t curr)
     }
 }
 
-/* Runs the ticks of the 1/hz grid up to and including ts. At scan_at tick the scan runs
- * at the tick (the simulator's simplification); on return to user (real kernels), the
- * tick only queues task_mm_cid_work on the running task when its mm's scan is due
- * (task_tick_mm_cid's task_work_add, once: the cid_work guard), and the work runs at
- * that task's next rseq_update (see on_rseq). */
+/* AT_TICK (replaying kscope's simulator): the ticks of the 1/hz grid up to and including
+ * ts, each running the scan hook on every CPU whose current task has an mm, as the
+ * simulator does. AT_RETURN (a real kernel) does not use the grid: the kernel's ticks
+ * have a phase the trace does not give, and a grid tick landing in a short run the real
+ * tick missed would scan where the kernel did not. The scan runs where the trace shows
+ * that task_work ran instead (on_rseq). */
 static void run_ticks(ks_conform *c, uint64_t ts)
 {
     ks_sim *h = &c->host;
+    if (c->scan_at != KS_CONFORM_SCAN_AT_TICK)
+        return;
     while (c->next_tick <= ts) {
         int any = 0;
         for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
@@ -465,13 +479,7 @@ static void run_ticks(ks_conform *c, uint64_t ts)
                 any = 1;
             }
             c->sum.ticks++;
-            if (c->scan_at == KS_CONFORM_SCAN_AT_TICK) {
-                run_scan_hook(c, cpu, curr);
-                continue;
-            }
-            mm_cid_mm *m = mm_cid_mm_of(c->st, h->tasks[curr].mm);
-            if (m && h->core.now >= m->next_scan)
-                c->ctasks[curr].work_pending = 1;
+            run_scan_hook(c, cpu, curr);
         }
         if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
             c->next_tick = (ts / c->tick_ns) * c->tick_ns;
@@ -528,6 +536,21 @@ static int is_allocation(int32_t path)
            path == KS_MM_CID_EXPAND_MAX_NR_CID;
 }
 
+/* Whether the kernel's cid kcid is, in the model, held by a CPU slot of t's mm unused for
+ * >= 100 ms - 1 tick: a scan the trace did not show would have freed it for t. */
+static int idle_holder(const ks_conform *c, int32_t t, int32_t kcid)
+{
+    mm_cid_mm *m = mm_cid_mm_of(c->st, c->host.tasks[t].mm);
+    uint64_t now = c->host.core.now;
+    if (!m || kcid < 0)
+        return 0;
+    for (int32_t cpu = 0; cpu < c->st->nr_cpus; cpu++)
+        if (m->pcpu[cpu].cid == kcid && mm_cid_curr_of_mm(c->st, &c->host, m, cpu) < 0 &&
+            now + c->tick_ns >= m->pcpu[cpu].time + SCHED_MM_CID_PERIOD_NS)
+            return 1;
+    return 0;
+}
+
 /* The first cause that applies (conform.h lists them, in this order). drop_cid: the cid the
  * model's scan dropped from this CPU's slot since the last comparison there (-1 none). */
 static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int32_t drop_cid,
@@ -544,6 +567,8 @@ static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int3
         ct->slot_idle_ns + c->tick_ns >= SCHED_MM_CID_PERIOD_NS)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (is_allocation(ct->last_path) && drop_cid >= 0 && drop_cid == ev->u.rseq_update.mm_cid)
+        return KS_CONFORM_SCAN_NOT_VISIBLE;
+    if (is_allocation(ct->last_path) && idle_holder(c, t, ev->u.rseq_update.mm_cid))
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (same_time_change(c, t))
         return KS_CONFORM_SAME_TIME_ORDER;
@@ -688,20 +713,22 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
         c->sum.unknown_mm++;
         return;
     }
-    /* Return to user space (resume_user_mode_work): task_work first - the scan a tick
-     * queued - then rseq_handle_notify_resume, which records this event. An rseq_update
-     * with no switch-in or migration of the task since its last one was raised by
-     * task_work_add's TIF_NOTIFY_RESUME (or a signal): a tick hit it while it ran, and
-     * queued the scan if the mm's was due; the grid of modelled ticks may have missed it. */
+    /* Return to user space (resume_user_mode_work): task_work first, then
+     * rseq_handle_notify_resume, which records this event. An rseq_update with no
+     * switch-in or migration of its task since its last one was raised by task_work_add's
+     * TIF_NOTIFY_RESUME (or a signal): a tick hit the task while it ran and queued
+     * task_mm_cid_work if the mm's scan was due (task_tick_mm_cid); it runs here, just
+     * before this event. (A tick that also preempted the task leaves no such mark: its
+     * work runs unseen at the task's next return.) */
     conform_task *ct = &c->ctasks[t];
     int unprompted = !ct->prompted;
     ct->prompted = 0;
-    if (unprompted)
+    if (unprompted) {
         c->sum.unprompted++;
-    if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && (ct->work_pending || unprompted) &&
-        c->host.rqs[ev->cpu].curr == t) {
-        ct->work_pending = 0;
-        run_scan_hook(c, ev->cpu, t);
+        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host.rqs[ev->cpu].curr == t) {
+            c->sum.ticks++;
+            run_scan_hook(c, ev->cpu, t);
+        }
     }
     if (ev->u.rseq_update.mm_cid < 0) {
         c->sum.no_cid++;
