@@ -212,29 +212,58 @@ def _bench_one_dat(path: Path, work: Path, origin: str) -> dict[str, Any]:
     return result
 
 
-def capture_tracedat(events: int, out: Path) -> dict[str, Any]:
-    """A real capture of about `events` scheduler events as a trace.dat (kscope capture
-    --trace-cmd: tracefs state saved and restored), or {"skipped": why}."""
+def _dat_events(path: Path) -> dict[str, int]:
+    """Events and lost events in a trace.dat, by the C decoder alone (nothing stored)."""
+    from kscope.native.decoders import TracedatDecoder
+    from kscope.native.log import EventLog
+
+    with TracedatDecoder() as decoder, EventLog() as log, open(path, "rb") as f:
+        while True:
+            offset, want = decoder.want()
+            if want == 0:
+                break
+            f.seek(offset)
+            _, going = decoder.feed(offset, f.read(max(want, 1 << 16)), log)
+            log.clear()
+            if not going:
+                break
+        decoder.finish(log)
+        s = decoder.stats()
+    return {"events": s["events"], "lost_events": s["lost_events"]}
+
+
+def capture_tracedat(events: int, out: Path, attempts: int = 3) -> dict[str, Any]:
+    """A real capture of at least `events` scheduler events as a trace.dat (kscope capture
+    --trace-cmd: tracefs state saved and restored), or {"skipped": why}. How many events a
+    workload loop gives varies with the machine's load, so a short capture is retried
+    with more loops."""
     from kscope import capture
 
     if os.geteuid() != 0 or shutil.which("trace-cmd") is None:
         return {"skipped": "capturing needs root and trace-cmd"}
     loops = max(1000, math.ceil(events / EVENTS_PER_PIPE_LOOP))
-    if shutil.which("perf"):
-        workload = f"exec perf bench sched pipe -l {loops} > /dev/null 2>&1"
-    else:
-        workload = f"exec {sys.executable} -c '{_PINGPONG}' {loops}"
-    # Room for the whole capture: ~64 bytes per event in the ring buffer, split over the CPUs.
-    buffer_kb = capture.BUFFER_KB
-    capture.BUFFER_KB = max(buffer_kb, math.ceil(events * 64 * 1.5 / (os.cpu_count() or 1) / 1024))
-    try:
-        doc = capture.capture_trace_cmd(capture.CaptureRequest(
-            seconds=120, events=list(capture.DEFAULT_EVENTS), output=out, command=["sh", "-c", workload]))
-    except capture.CaptureRefused as err:
-        return {"skipped": f"capture refused: {err}"}
-    finally:
-        capture.BUFFER_KB = buffer_kb
-    return {"workload": workload, "seconds": doc["seconds"], "bytes": doc["bytes"]}
+    tries: list[dict[str, Any]] = []
+    for _ in range(attempts):
+        if shutil.which("perf"):
+            workload = f"exec perf bench sched pipe -l {loops} > /dev/null 2>&1"
+        else:
+            workload = f"exec {sys.executable} -c '{_PINGPONG}' {loops}"
+        # Room for the whole capture: ~64 bytes per event in the ring buffer, over the CPUs.
+        buffer_kb = capture.BUFFER_KB
+        capture.BUFFER_KB = max(buffer_kb, math.ceil(events * 64 * 3 / (os.cpu_count() or 1) / 1024))
+        try:
+            doc = capture.capture_trace_cmd(capture.CaptureRequest(
+                seconds=120, events=list(capture.DEFAULT_EVENTS), output=out, command=["sh", "-c", workload]))
+        except capture.CaptureRefused as err:
+            return {"skipped": f"capture refused: {err}", "tries": tries}
+        finally:
+            capture.BUFFER_KB = buffer_kb
+        got = _dat_events(out)
+        tries.append({"workload": workload, "seconds": doc["seconds"], "bytes": doc["bytes"], **got})
+        if got["events"] >= events:
+            break
+        loops = math.ceil(loops * 1.2 * events / max(got["events"], 1))
+    return {**tries[-1], "tries": len(tries), "earlier": tries[:-1]}
 
 
 def bench_tracedat(work: Path, dat_events: int) -> dict[str, Any]:
