@@ -28,7 +28,7 @@ from kscope.ingest import records
 from kscope.ingest.formats import Batch, DecodeReport, Format, Progress, register, sniff_ftrace
 from kscope.ingest.sources import InputError
 from kscope.native import decoders, ftrace
-from kscope.native.log import EventLog, records_view, text_arena
+from kscope.native.log import EventLog, has_text, records_view, text_arena
 
 PIECE = 1 << 20  # small pieces: fewer decoded records in flight (RSS)
 _DONE = object()
@@ -46,7 +46,7 @@ def emit(log: EventLog, on_batch: Batch, part: int = 0) -> None:
     if len(log) == 0:
         return
     raw = records_view(log)
-    last = _last_fields_off(raw)
+    last = _last_fields_off(raw) if has_text(log) else -1  # no text: no generic record to look for
     on_batch(raw, text_arena(log, last) if last >= 0 else b"", part)
 
 
@@ -141,10 +141,14 @@ def pipelined(produce: Producer | list[Producer], on_batch: Batch, progress: Pro
         raise failure[0]
 
 
-class _Filling:
-    """The log a producer decodes into: handed over once it holds batch_events records."""
+BatchSize = int | Callable[[], int]  # records per handed-over log, or a function giving it
 
-    def __init__(self, batch_events: int, pool: LogPool | None) -> None:
+
+class _Filling:
+    """The log a producer decodes into: handed over once it holds batch_events records
+    (a number, or a function asked each time: the caller may raise it as it learns more)."""
+
+    def __init__(self, batch_events: BatchSize, pool: LogPool | None) -> None:
         self.batch_events = batch_events
         self.pool = pool
         self.log = self._new()
@@ -154,7 +158,8 @@ class _Filling:
 
     def take(self, force: bool = False) -> EventLog | None:
         """The log if it is full (or force), replaced by an empty one; else None."""
-        if not force and len(self.log) < self.batch_events:
+        wanted = self.batch_events() if callable(self.batch_events) else self.batch_events
+        if not force and len(self.log) < wanted:
             return None
         full, self.log = self.log, self._new()
         return full
@@ -164,7 +169,7 @@ class _Filling:
 
 
 def _text_pieces(path: Path, decoder: Any, start: int = 0, stop: int | None = None,
-                 batch_events: int = 0, pool: LogPool | None = None) -> Producer:
+                 batch_events: BatchSize = 0, pool: LogPool | None = None) -> Producer:
     """Feeds bytes [start, stop) of the file to the decoder; yields (log, bytes done)."""
     def produce() -> Iterator[tuple[EventLog, int]]:
         done = 0
@@ -210,7 +215,7 @@ def decode_parts(size: int, wanted: int) -> int:
 
 
 def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
-                  threads: int = 0, batch_events: int = 0) -> DecodeReport:
+                  threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
     """ftrace text, cut at line starts into parts decoded side by side (files over 32 MiB).
 
     Each part has its own decoder; the counters add up, and the first problem's line
@@ -243,7 +248,7 @@ def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
 
 
 def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
-                threads: int = 0, batch_events: int = 0) -> DecodeReport:
+                threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
     with decoders.PerfDecoder() as decoder:
         pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
         s = decoder.stats()
@@ -256,7 +261,7 @@ def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
 
 
 def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress,
-                    threads: int = 0, batch_events: int = 0) -> DecodeReport:
+                    threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
     with decoders.SystraceDecoder() as decoder:
         pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
         s = decoder.stats()
@@ -267,7 +272,7 @@ def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress
 
 
 def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress,
-                    threads: int = 0, batch_events: int = 0) -> DecodeReport:
+                    threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
     size = path.stat().st_size
     pool = LogPool()
     with decoders.TracedatDecoder() as decoder:

@@ -150,7 +150,9 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         # One decoded log = one batch: its records become columns grouped by CPU in C
         # (kscope/columns.h; no GIL held), then Arrow arrays over that same memory, then one
         # row group per CPU. Parquet encoding runs in a thread of its own, one batch at a time.
-        batch_events = max(settings.ingest_batch_events, 1024)
+        # At least 2048 records per CPU seen so far, so a many-CPU trace keeps sizeable row groups.
+        def batch_events() -> int:
+            return max(settings.ingest_batch_events, 1024, 2048 * len(tally.cpus))
 
         def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
             n = len(raw) // EVENT_SIZE

@@ -24,7 +24,7 @@ Columns (nulls where a type has no such field):
 import numpy as np
 import pyarrow as pa
 
-from kscope.native.columns import ColumnBuilder, Columns
+from kscope.native.columns import Columns
 
 from kscope.native.events import EVENT_SIZE, EVENT_TYPES, TYPE_IDS
 
@@ -153,10 +153,3 @@ def table_of(cols: Columns, arena: bytes = b"") -> pa.Table:
     out["type"] = _column(cols, SCHEMA.field("type").type, "type", None, _TYPE_DICT)
     out["name"], out["fields"] = _generic_text(cols, arena)
     return pa.Table.from_arrays([out[f.name] for f in SCHEMA], schema=SCHEMA)
-
-
-def to_table(rec: np.ndarray, arena: bytes = b"") -> pa.Table:
-    """The Arrow table of a structured record array (see SCHEMA), in its own order."""
-    rec = np.ascontiguousarray(rec)
-    with ColumnBuilder() as builder:
-        return table_of(builder.build(rec.ctypes.data, len(rec), by_cpu=False), arena)

@@ -90,12 +90,18 @@ class ColumnBuilder:
     def _buffer(self, size: int) -> np.ndarray:
         """A buffer of at least size bytes: one nothing else refers to any more (its Arrow
         arrays are gone, e.g. written), else a new one. Reuse spares the page faults and
-        zeroing of fresh memory."""
-        for buf in self._buffers:
-            # References: the list, the loop variable and getrefcount's argument.
-            if len(buf) >= size and sys.getrefcount(buf) <= 3:
+        zeroing of fresh memory. A free buffer that is too small is replaced; new ones get a
+        quarter more room, as batches vary in size a little (a log is handed over once it
+        holds a batch, after the piece that filled it)."""
+        for i in range(len(self._buffers)):
+            buf = self._buffers[i]
+            # References: the list, `buf` and getrefcount's argument (not enumerate(): its
+            # reused result tuple would hold one more).
+            if sys.getrefcount(buf) <= 3:
+                if len(buf) < size:
+                    self._buffers[i] = buf = np.empty(size + size // 4, np.uint8)
                 return buf
-        buf = np.empty(size, np.uint8)
+        buf = np.empty(size + size // 4, np.uint8)
         if len(self._buffers) < 4:
             self._buffers.append(buf)
         return buf

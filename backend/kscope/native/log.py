@@ -70,6 +70,11 @@ def records_view(log: EventLog) -> memoryview:
     return memoryview((ctypes.c_char * (n * events.EVENT_SIZE)).from_address(base)).cast("B")
 
 
+def has_text(log: EventLog) -> bool:
+    """Whether the log's text arena holds anything (it does iff a generic record was appended)."""
+    return bool(_text_address(log.handle, 0))
+
+
 def text_arena(log: EventLog, last_fields_off: int) -> bytes:
     """The text arena up to and including the string at last_fields_off (a copy).
 
