@@ -15,6 +15,7 @@ back; 6.12 gives it the lowest free one.
 """
 
 import re
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from kscope.core.config import get_settings
 from kscope.ingest import formats, records
+from kscope.ingest.sources import Limits, compression_of, decompress
 
 IDLE_NS = 100_000_000  # SCHED_MM_CID_PERIOD_NS: the 6.12 per-CPU cid reference expires after 100 ms idle
 MM_CID_EVENT = "kscope_mm_cid_get"
@@ -53,14 +56,24 @@ def mm_cid_get_fields(text: str) -> dict[str, Any]:
 
 
 def decode(path: Path) -> pa.Table:
-    """The capture's events as kscope's Arrow columns (records.SCHEMA)."""
-    fmt = formats.detect(path, path.name)
-    tables: list[pa.Table] = []
+    """The capture's events as kscope's Arrow columns (records.SCHEMA); gz/xz/zstd files are
+    decompressed first, with `kscope ingest`'s limits."""
+    with open(path, "rb") as f:
+        kind = compression_of(f.read(8))
+    with tempfile.TemporaryDirectory(prefix="kscope-mmcid-") as tmp:
+        data = path
+        if kind:
+            settings = get_settings()
+            data = Path(tmp) / "input"
+            decompress(path, path.name, kind, data, Limits(settings.max_decompressed_bytes,
+                                                          settings.max_compression_ratio))
+        fmt = formats.detect(data, path.name)
+        tables: list[pa.Table] = []
 
-    def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
-        tables.append(records.to_table(records.as_records(bytes(raw)), bytes(arena)))
+        def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
+            tables.append(records.to_table(records.as_records(bytes(raw)), bytes(arena)))
 
-    fmt.decode(path, path.name, on_batch, lambda done: None, threads=1)
+        fmt.decode(data, path.name, on_batch, lambda done: None, threads=1)
     return pa.concat_tables(tables) if tables else records.SCHEMA.empty_table()
 
 
