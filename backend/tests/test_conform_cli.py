@@ -142,3 +142,16 @@ def test_variant_for_a_kscope_built_612_follows_its_boot_parameter() -> None:
     # Without the patch the parameter means nothing; later kernels go by version.
     assert variant_for_capture("6.12.117", {"cmdline": "kscope_mm_cid=recent"}) == ("v6.12", "kernel")
     assert variant_for_capture("6.18.2", meta) == ("v6.18", "kernel")
+
+
+def test_the_shipped_kscope_612_traces_pick_their_variant_from_the_boot_parameter(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """kscope's 6.12 build, one image booted twice (traces/README.md): the 7e019dc design
+    (kscope_mm_cid=recent) replays through mm_cid:v6.13 with every cid matching; 6.12's
+    allocator (=legacy) goes to mm_cid:v6.12."""
+    recent = conform_json(capsys, str(TRACES / "intermittent8-linux6.12-kscope-recent-vm16.txt.xz"))
+    assert (recent["variant"], recent["variant_from"]) == ("v6.13", "kscope_mm_cid=recent")
+    assert recent["compared"] > 500 and recent["agree"] == recent["compared"]
+    legacy = conform_json(capsys, str(TRACES / "intermittent8-linux6.12-kscope-legacy-vm16.txt.xz"))
+    assert (legacy["variant"], legacy["variant_from"]) == ("v6.12", "kscope_mm_cid=legacy")
+    assert legacy["compared"] > 500

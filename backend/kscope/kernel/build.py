@@ -14,6 +14,8 @@ hash with the recipe), so editing a patch or the fragment gives a new key while 
 tree is rebuilt incrementally (only what the change touched).
 """
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -107,8 +109,26 @@ def _load() -> str:
         return "?"
 
 
+@contextlib.contextmanager
+def _tree_lock(cache: Path):  # type: ignore[no-untyped-def]
+    """One build at a time per cache: they share the source tree (a second one waits)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".build.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _say(f"waiting for another kscope kernel build in {cache}")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def build(req: BuildRequest) -> dict[str, Any]:
     """Builds (or finds cached) the kernel for req; returns build.json's document."""
+    with _tree_lock(req.cache):
+        return _build(req)
+
+
+def _build(req: BuildRequest) -> dict[str, Any]:
     started = time.monotonic()
     chosen = kpatches.resolve(req.patches)
     label = kpatches.selection_label(req.patches)

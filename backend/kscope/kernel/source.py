@@ -25,9 +25,10 @@ from kscope.kernel.patches import Patch
 SOURCE_PACKAGE = "linux-source-6.12"
 TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
 # Only what `make bzImage` of the small config needs beyond gcc/make (present for the
-# C core): the Kconfig parser (flex, bison), bc (timeconst), libelf (objtool), libssl
-# (sign-file/extract-cert host tools). No dwarves: the small config has no BTF.
-BUILD_DEPS = ("flex", "bison", "bc", "libelf-dev", "libssl-dev", "make", "gcc", "xz-utils", "patch")
+# C core): the Kconfig parser (flex, bison), bc (timeconst.h), libelf (objtool, which
+# x86_64's ORC unwinder needs), xz to unpack, patch. No libssl-dev (no module signing,
+# no trusted keyring: sign-file and extract-cert are not built), no dwarves (no BTF).
+BUILD_DEPS = ("flex", "bison", "bc", "libelf-dev", "make", "gcc", "xz-utils", "patch")
 APPLIED = ".kscope-applied"
 
 
@@ -54,7 +55,7 @@ def package_version(package: str = SOURCE_PACKAGE) -> str | None:
 
 def ensure_installed(install: bool, log: list[str]) -> str:
     """The installed source package's version, installing it and the build deps with apt if allowed."""
-    missing_tools = [t for t in ("flex", "bison", "bc", "make", "gcc", "patch") if not shutil.which(t)]
+    missing_tools = [t for t in ("flex", "bison", "bc", "make", "gcc", "patch", "xz") if not shutil.which(t)]
     version = package_version()
     have_libelf = Path("/usr/include/gelf.h").is_file()
     if version and TARBALL.is_file() and not missing_tools and have_libelf:

@@ -49,8 +49,12 @@ class Workload:
         return [f"/work/{self.name}", n, s]
 
 
+# kscope's own tracepoint (kernel-patches/mm_cid-7e019dc/6.12/, `kscope kernel build --patches
+# mm_cid,trace`); a kernel without it just skips it (the guest says so on the console).
+KSCOPE_MM_CID = ("kscope:kscope_mm_cid_get",)
+
 WORKLOADS = {w.name: w for w in (
-    Workload("intermittent", "intermittent.c", "000/003 mm_cid 7e019dc", SCHED + RSEQ, 8, 4096,
+    Workload("intermittent", "intermittent.c", "000/003 mm_cid 7e019dc", SCHED + RSEQ + KSCOPE_MM_CID, 8, 4096,
              "threads take turns (random order, DELAY ms apart), each pinned to its own CPU, "
              "incrementing 16 KiB indexed by its rseq mm_cid"),
     Workload("rt", "rt_periodic.c", "001 cpupri per-node", SCHED + KSCOPE_CPUPRI, 4, 4096,
