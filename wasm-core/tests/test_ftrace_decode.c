@@ -604,41 +604,49 @@ static void check_kscope_record(const ks_event_log *log, const ks_event *ev, con
 }
 
 /*
- * The lines kernel-patches/cpupri-per-node/6.12's tracepoints print (TP_printk
- * "cpu=%d old_pri=%d new_pri=%d node=%d" and "pri=%d nodes_scanned=%d found=%d"),
- * with the prefix of a 6.12 guest's tracefs (record-tgid on, as capture-vm sets
- * it) and without the tgid column: generic records named after the tracepoint,
- * every field readable by name, negative levels (-1: CPU leaving cpupri) kept
- * (the idle task's "(-------)" tgid reads as 0, a line without the column as -1).
+ * Lines kernel-patches/cpupri-per-node/6.12's tracepoints print (TP_printk
+ * "cpu=%d old_pri=%d new_pri=%d node=%d" and "pri=%d nodes_scanned=%d found=%d"):
+ * the first four copied from the shipped captures
+ * (traces/rt16-linux6.12-cpupri-{pernode,global}-vm16.txt.xz, a 6.12 guest's
+ * tracefs with record-tgid), then two hand-made variants: a CPU leaving cpupri
+ * (level -1, which those runs did not record) and a line without the tgid column.
+ * Each becomes a generic record named after the tracepoint whose fields read by
+ * name (the idle task's "(-------)" tgid reads as 0, a missing column as -1).
  */
 static void kscope_cpupri_lines_are_generic_with_named_fields(void)
 {
     static const char text[] =
         "# tracer: nop\n"
         "#\n"
-        "     rt_periodic-93      (     92) [005] d..2.     9.120481: kscope_cpupri_set: cpu=5 old_pri=0 new_pri=99 node=1\n"
-        "          <idle>-0       (-------) [012] d.h2.     9.120502: kscope_cpupri_find: pri=99 nodes_scanned=4 found=1\n"
-        "     rt_periodic-94      (     92) [012] d..2.     9.120533: kscope_cpupri_set: cpu=12 old_pri=99 new_pri=-1 node=3\n"
-        "     ksoftirqd/3-31      [003] ..s1.    10.000001: kscope_cpupri_find: pri=1 nodes_scanned=0 found=0\n";
+        "          <idle>-0       (-------) [001] d.h..    25.735903: kscope_cpupri_set: cpu=1 old_pri=0 new_pri=99 node=0\n"
+        "              rt-142     (    134) [014] d....    26.061419: kscope_cpupri_find: pri=99 nodes_scanned=4 found=1\n"
+        "              rt-142     (    134) [014] d....    26.062008: kscope_cpupri_find: pri=99 nodes_scanned=2 found=1\n"
+        "              rt-136     (    132) [012] d....    10.074026: kscope_cpupri_set: cpu=12 old_pri=99 new_pri=0 node=3\n"
+        "     rt_periodic-94      (     92) [012] d..2.    30.120533: kscope_cpupri_set: cpu=12 old_pri=99 new_pri=-1 node=3\n"
+        "     ksoftirqd/3-31      [003] ..s1.    31.000001: kscope_cpupri_find: pri=1 nodes_scanned=0 found=0\n";
     static const char *const set_keys[] = { "cpu", "old_pri", "new_pri", "node" };
     static const char *const find_keys[] = { "pri", "nodes_scanned", "found" };
     ks_ftrace_stats st;
     ks_event_log *log = decode_text(text, &st);
     CHECK_EQ_INT(st.malformed_lines, 0);
-    CHECK_EQ_INT(st.events, 4);
-    CHECK_EQ_INT(st.generic_events, 4);
-    CHECK_EQ_INT(count_types(log, "kscope_cpupri_set").named, 2);
-    CHECK_EQ_INT(count_types(log, "kscope_cpupri_find").named, 2);
+    CHECK_EQ_INT(st.events, 6);
+    CHECK_EQ_INT(st.generic_events, 6);
+    CHECK_EQ_INT(count_types(log, "kscope_cpupri_set").named, 3);
+    CHECK_EQ_INT(count_types(log, "kscope_cpupri_find").named, 3);
     const ks_event *ev = ks_event_log_data(log);
-    CHECK_EQ_INT(ks_event_log_count(log), 4);
-    if (ks_event_log_count(log) == 4) {
-        check_kscope_record(log, &ev[0], "kscope_cpupri_set", 5, 93, 92, 9120481000ull, set_keys,
-                            (const long[]){ 5, 0, 99, 1 }, 4);
-        check_kscope_record(log, &ev[1], "kscope_cpupri_find", 12, 0, 0, 9120502000ull, find_keys,
+    CHECK_EQ_INT(ks_event_log_count(log), 6);
+    if (ks_event_log_count(log) == 6) {
+        check_kscope_record(log, &ev[0], "kscope_cpupri_set", 1, 0, 0, 25735903000ull, set_keys,
+                            (const long[]){ 1, 0, 99, 0 }, 4);
+        check_kscope_record(log, &ev[1], "kscope_cpupri_find", 14, 142, 134, 26061419000ull, find_keys,
                             (const long[]){ 99, 4, 1 }, 3);
-        check_kscope_record(log, &ev[2], "kscope_cpupri_set", 12, 94, 92, 9120533000ull, set_keys,
+        check_kscope_record(log, &ev[2], "kscope_cpupri_find", 14, 142, 134, 26062008000ull, find_keys,
+                            (const long[]){ 99, 2, 1 }, 3);
+        check_kscope_record(log, &ev[3], "kscope_cpupri_set", 12, 136, 132, 10074026000ull, set_keys,
+                            (const long[]){ 12, 99, 0, 3 }, 4);
+        check_kscope_record(log, &ev[4], "kscope_cpupri_set", 12, 94, 92, 30120533000ull, set_keys,
                             (const long[]){ 12, 99, -1, 3 }, 4);
-        check_kscope_record(log, &ev[3], "kscope_cpupri_find", 3, 31, -1, 10000001000ull, find_keys,
+        check_kscope_record(log, &ev[5], "kscope_cpupri_find", 3, 31, -1, 31000001000ull, find_keys,
                             (const long[]){ 1, 0, 0 }, 3);
     }
     ks_event_log_free(log);
