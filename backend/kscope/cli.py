@@ -278,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_capture_vm_parser(sub)
     _add_bench_parser(sub)
     _add_repro_parser(sub)
+    _add_export_lesson_parser(sub)
     return parser
 
 
@@ -463,6 +464,28 @@ def _add_repro_parser(sub: Any) -> None:
                             "default 0: the machine runs only the benchmark")
     repro.add_argument("--json", action="store_true", help="print one JSON document")
     repro.set_defaults(func=cmd_repro)
+
+
+def cmd_export_lesson(args: argparse.Namespace) -> int:
+    from kscope import export_lesson
+
+    try:
+        document = export_lesson.export(args.name, Path(args.output))
+    except export_lesson.LessonNotFound as err:
+        print(f"kscope: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    _emit(document, args.json,
+          lambda d: f"wrote {d['index']} ({d['bytes']} bytes, {d['steps']} steps): open it in a browser, no server needed")
+    return EXIT_OK
+
+
+def _add_export_lesson_parser(sub: Any) -> None:
+    exp = sub.add_parser("export-lesson", help="write a lesson as a static folder (app + wasm + lesson) that runs "
+                                               "from any static host or file://, no backend")
+    exp.add_argument("name", help="lesson id, e.g. mm_cid (frontend/src/lessons/NAME.lesson.json)")
+    exp.add_argument("-o", "--output", required=True, metavar="DIR", help="folder to write (created if missing)")
+    exp.add_argument("--json", action="store_true", help="print one JSON document")
+    exp.set_defaults(func=cmd_export_lesson)
 
 
 def main(argv: list[str] | None = None) -> int:

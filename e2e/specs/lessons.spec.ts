@@ -2,6 +2,10 @@
 // following over BroadcastChannel, a quiz answer computed by the model and revealed,
 // a bug toggle rerunning the scenario, one view embedded, and the exported static
 // lesson opened from file:// with no backend. Numbers asserted are the model's.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { artifacts, recordConsoleErrors } from './page_helper';
 
@@ -41,6 +45,18 @@ test('presenter mode: keys move, jump, toggle, help; screenshots at projector si
   await expect(page.getByTestId('lp-title')).toHaveText('Break it: take recent_cid out');
   await page.screenshot({ path: `${artifacts}/present-1280-step12.png` });
 
+  // the pointer follows the mouse over the stage; a double-click focuses a view
+  const box = (await page.getByTestId('lp-stage').boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.25, box.y + box.height * 0.3);
+  await expect(page.getByTestId('lp-pointer')).toBeVisible();
+  const dot = (await page.getByTestId('lp-pointer').boundingBox())!;
+  expect(Math.abs(dot.x + dot.width / 2 - (box.x + box.width * 0.25))).toBeLessThan(4);
+  await page.locator('.lp-part-picture').dblclick();
+  await expect(page.locator('.lp-part-picture')).toHaveAttribute('data-focused', 'yes');
+  await page.screenshot({ path: `${artifacts}/present-1280-pointer-focus.png` });
+  await page.mouse.move(box.x + box.width + 200, box.y + 10);
+  await expect(page.getByTestId('lp-pointer')).toHaveCount(0);
+
   await page.keyboard.press('?');
   await expect(page.getByTestId('present-help')).toBeVisible();
   await expect(page.getByTestId('present-help')).toContainText('full screen');
@@ -56,4 +72,156 @@ test('presenter mode: keys move, jump, toggle, help; screenshots at projector si
   await expect(page.getByTestId('lp-published')).toContainText('PUBLISHED');
   await page.screenshot({ path: `${artifacts}/present-1920-published.png` });
   expect(errors).toEqual([]);
+});
+
+test('the speaker-notes window follows the presenter, and can drive it', async ({ page, context }) => {
+  const errors = recordConsoleErrors(page);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto('/present/mm_cid?step=2');
+  await waitForStep(page, 2);
+  const [notes] = await Promise.all([context.waitForEvent('page'), page.getByTestId('open-notes').click()]);
+  await notes.setViewportSize({ width: 1280, height: 720 });
+  await expect(notes.getByTestId('notes-count')).toHaveText('Step 3 of 16');
+  await expect(notes.getByTestId('notes-title')).toHaveText('A CPU keeps its cid while it is busy');
+  await expect(notes.getByTestId('notes-text')).toContainText('fast path');
+  await page.bringToFront();
+  await page.keyboard.press('ArrowRight');
+  await waitForStep(page, 3);
+  await expect(notes.getByTestId('notes-count')).toHaveText('Step 4 of 16');
+  await expect(notes.getByTestId('notes-title')).toHaveText('The 100 ms scan takes idle cids back');
+  await notes.screenshot({ path: `${artifacts}/notes-1280.png` });
+  // keys in the notes window move the presentation
+  await notes.bringToFront();
+  await notes.keyboard.press('ArrowRight');
+  await waitForStep(page, 4);
+  await expect(notes.getByTestId('notes-count')).toHaveText('Step 5 of 16');
+  await expect(page).toHaveURL(/step=4$/);
+  expect(errors).toEqual([]);
+});
+
+test('a predict-next quiz reveals the answer the model computed, and it differs between kernels', async ({ page }) => {
+  const errors = recordConsoleErrors(page);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto('/learn/mm_cid?step=4');
+  await waitForStep(page, 4);
+  await expect(page.getByTestId('lp-quiz')).toHaveAttribute('data-quiz', 's4-which-cid-612');
+  await expect(page.getByTestId('lp-answer')).toHaveCount(0);
+  await page.getByTestId('lp-choice-2').click();
+  await page.getByTestId('lp-reveal').click();
+  const a612 = await page.getByTestId('lp-answer').getAttribute('data-answer');
+  await expect(page.getByTestId('lp-answer-source')).toContainText("v6.12 ran forward to thread 1002's next allocation");
+  await expect(page.getByTestId('lp-answer-source')).toContainText('branch FIRST_FREE');
+  await page.screenshot({ path: `${artifacts}/learn-1280-quiz-612.png` });
+  // Same question on v6.13: the model's answer is the thread's own cid again.
+  await page.keyboard.press('8');
+  await waitForStep(page, 7);
+  await page.getByTestId('lp-reveal').click();
+  await expect(page.getByTestId('lp-answer-source')).toContainText('branch RECENT_CID');
+  const a613 = await page.getByTestId('lp-answer').getAttribute('data-answer');
+  expect(a613).toBe('2');
+  expect(a612).not.toBe(a613);
+  expect(errors).toEqual([]);
+});
+
+test('a bug toggle reruns the scenario: the picture, the narration and the computed answer change', async ({ page }) => {
+  const errors = recordConsoleErrors(page);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto('/present/mm_cid?step=11');
+  await waitForStep(page, 11);
+  await page.getByTestId('lp-reveal').click();
+  await expect(page.getByTestId('lp-answer')).toHaveAttribute('data-answer', 'RECENT_CID');
+  const before = await digest(page);
+  // CPU 2 remembers cid 2 (recent_cid), although the scan took the cid itself
+  await expect(page.getByTestId('lp-picture-v6.13')).toContainText('recent 2');
+  await expect(page.getByTestId('lp-picture-v6.13')).not.toContainText('bug injected');
+  await expect(page.getByTestId('lp-toggle-no_recent_cid')).toHaveAttribute('aria-pressed', 'false');
+  await page.keyboard.press('t');
+  await expect(page).toHaveURL(/step=11&toggles=no_recent_cid$/);
+  await expect(page.getByTestId('lp-toggle-no_recent_cid')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('lp-picture-v6.13')).toContainText('with −no_recent_cid (bug injected)');
+  // Rerun without the field: no CPU remembers a cid
+  await expect(page.getByTestId('lp-picture-v6.13')).not.toContainText('recent 2');
+  // The reveal was for the old run: the quiz asks again, and the model now answers otherwise.
+  await expect(page.getByTestId('lp-answer')).toHaveCount(0);
+  await page.getByTestId('lp-reveal').click();
+  await expect(page.getByTestId('lp-answer')).toHaveAttribute('data-answer', 'FIRST_FREE');
+  await expect(page.getByTestId('lesson-narration')).not.toContainText('recent_cid 2');
+  await page.screenshot({ path: `${artifacts}/present-1920-toggle-on.png` });
+  await page.keyboard.press('t');
+  await expect(page).toHaveURL(/step=11$/);
+  await expect(page.getByTestId('lp-picture-v6.13')).toContainText('recent 2');
+  await expect.poll(() => digest(page)).toBe(before);
+  expect(errors).toEqual([]);
+});
+
+test('space after clicking a button moves on, and does not press the button again', async ({ page }) => {
+  await page.goto('/present/mm_cid?step=11');
+  await waitForStep(page, 11);
+  await page.getByTestId('lp-toggle-no_recent_cid').click();
+  await expect(page).toHaveURL(/toggles=no_recent_cid$/);
+  await page.keyboard.press('Space');
+  await waitForStep(page, 12);
+  await expect(page).toHaveURL(/step=12&toggles=no_recent_cid$/);
+});
+
+test('an embed URL renders one view of one step, chrome-less', async ({ page }) => {
+  const errors = recordConsoleErrors(page);
+  await page.setViewportSize({ width: 960, height: 540 });
+  await page.goto('/embed/mm_cid/5?view=picture');
+  await waitForStep(page, 5);
+  await expect(page.locator('.lp-part')).toHaveCount(1);
+  await expect(page.locator('.lp-part')).toHaveAttribute('data-view', 'picture');
+  await expect(page.getByTestId('lp-picture-v6.12').locator('svg')).toBeVisible();
+  await expect(page.locator('header, nav, .lp-words')).toHaveCount(0);
+  await page.screenshot({ path: `${artifacts}/embed-picture.png` });
+  await page.goto('/embed/mm_cid/14?view=published');
+  await waitForStep(page, 14);
+  await expect(page.locator('.lp-part')).toHaveCount(1);
+  await expect(page.getByTestId('lp-published')).toContainText('19,289 ns');
+  await page.goto('/embed/mm_cid/3?view=nope');
+  await expect(page.getByTestId('lesson-error')).toContainText('view "nope" is not a lesson view');
+  expect(errors).toEqual([]);
+});
+
+test('kscope export-lesson: the static folder opens from file:// and steps with no backend', async ({ page }) => {
+  const out = mkdtempSync(join(tmpdir(), 'kscope-export-e2e-'));
+  const r = spawnSync('../.venv/bin/kscope', ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ lesson: 'mm_cid', steps: 16 });
+  const errors = recordConsoleErrors(page);
+  // Nothing but the file itself may load: any http(s) request fails the test.
+  const network: string[] = [];
+  await page.route(/^https?:/, (route) => {
+    network.push(route.request().url());
+    return route.abort();
+  });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(`file://${out}/index.html`);
+  await expect(page).toHaveURL(/index\.html#\/learn\/mm_cid$/);
+  await waitForStep(page, 0);
+  await expect(page.getByTestId('exported-app')).toBeVisible();
+  await page.keyboard.press('ArrowRight');
+  await waitForStep(page, 1);
+  await page.keyboard.press('ArrowRight');
+  await waitForStep(page, 2);
+  await expect(page).toHaveURL(/#\/learn\/mm_cid\?step=2$/);
+  await page.screenshot({ path: `${artifacts}/export-file-1280.png` });
+  // presenter mode inside the export, and a quiz computed by the embedded wasm
+  await page.goto(`file://${out}/index.html#/present/mm_cid?step=7`);
+  await waitForStep(page, 7);
+  await page.getByTestId('lp-reveal').click();
+  await expect(page.getByTestId('lp-answer')).toHaveAttribute('data-answer', '2');
+  await page.keyboard.press('Space');
+  await waitForStep(page, 8);
+  expect(network).toEqual([]);
+  expect(errors).toEqual([]);
+  rmSync(out, { recursive: true, force: true });
+});
+
+test('the lesson page links to the step-by-step lesson', async ({ page }) => {
+  await page.goto('/lesson/mm_cid');
+  await page.getByTestId('to-learn').click();
+  await waitForStep(page, 0);
+  await expect(page).toHaveURL(/\/learn\/mm_cid$/);
+  await expect(page.getByTestId('nav-learn')).toHaveAttribute('aria-current', 'page');
 });

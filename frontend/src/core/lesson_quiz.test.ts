@@ -71,6 +71,39 @@ describe('predict-next quizzes', () => {
   })
 })
 
+describe('the shipped lesson against the model', () => {
+  it('every step reaches its place; every quiz has a computed answer among its choices, toggles on or off', () => {
+    for (const step of lesson.steps) {
+      for (const toggles of [[], step.toggles]) {
+        const { problem, snap, c } = show(step, toggles)
+        expect(problem, `${step.id}`).toBeNull()
+        expect(snap.view.problem, `${step.id}`).toBeNull()
+        expect(snap.view.runs.length, step.id).toBe(step.scenario.variant === 'compare' ? 2 : 1)
+        if (step.quiz) {
+          const a = quizAnswer(step.quiz, c.quizRuns(), snap.view.time_ns)
+          expect(a?.inChoices, `${step.id} ${toggles}`).toBe(true)
+        }
+        while (stops.length) stops.pop()!()
+      }
+    }
+  })
+
+  it('what the predict steps say is on screen is: CPU 2 has no cid; on v6.13 it remembers cid 2', () => {
+    const a = show(stepById('predict-v612')).snap.view.runs[0].view.pcpu[2]
+    expect(a.cid).toBe(-1)
+    const b = show(stepById('predict-v613')).snap.view.runs[0].view.pcpu[2]
+    expect(b.cid).toBe(-1)
+    expect(b.recent_cid).toBe(2)
+  })
+
+  it('the lowest-free step lands on a burst from DRAM, the recent-cid step on one from its own core', () => {
+    const low = show(stepById('lowest-free')).snap.view.runs[0]
+    expect(low.stepBursts.map((b) => [b.tid, b.source])).toEqual([[1002, 'dram']])
+    const rec = show(stepById('recent-cid')).snap.view.runs[0]
+    expect(rec.stepBursts.map((b) => [b.tid, b.source])).toEqual([[1002, 'core']])
+  })
+})
+
 describe('where a step stands', () => {
   it('an event target lands on the instant of that allocator record', () => {
     const s = stepById('lowest-free')

@@ -30,6 +30,7 @@ describe('lesson URL', () => {
       },
       { ...initialLessonState(), variant: 'v6.12', workload: { ...BENCHMARK_WORKLOAD, threads: 12, placement: { kind: 'l3', llc: 3 } } },
       { ...initialLessonState(), workload: { ...BENCHMARK_WORKLOAD, threads: 5, placement: { kind: 'any' } } },
+      { ...initialLessonState(), variant: 'v6.13', toggles: ['no_recent_cid', 'task_nr_cpus_allowed'] },
     ]
     for (const s of states) expect(lessonStateFromSearch(searchForLessonState(s))).toEqual(s)
     expect(searchForLessonState(initialLessonState())).toBe(
@@ -131,5 +132,22 @@ describe('lesson actions', () => {
   it('compare runs v6.12 and v6.13', () => {
     expect(variantsOf('compare')).toEqual(['v6.12', 'v6.13'])
     expect(variantsOf('v6.18')).toEqual(['v6.18'])
+  })
+})
+
+describe('bug-injection toggles', () => {
+  it('reach the C model as "+flag" on 6.13+ runs only, known ones once, sorted', async () => {
+    const { algoOf, cleanToggles } = await import('./lesson_state')
+    expect(algoOf('v6.13', ['task_nr_cpus_allowed', 'no_recent_cid'])).toBe('mm_cid:v6.13+no_recent_cid+task_nr_cpus_allowed')
+    expect(algoOf('v6.12', ['no_recent_cid'])).toBe('mm_cid:v6.12')
+    expect(algoOf('v6.18')).toBe('mm_cid:v6.18')
+    expect(cleanToggles(['x', 'no_recent_cid', 'no_recent_cid'])).toEqual(['no_recent_cid'])
+  })
+  it('are part of what defines a run, and of the URL', () => {
+    const s = newLessonRun(initialLessonState(), { toggles: ['no_recent_cid'] })
+    expect(s.toggles).toEqual(['no_recent_cid'])
+    expect(searchForLessonState(s)).toContain('&toggles=no_recent_cid&')
+    expect(lessonStateFromSearch('?toggles=bogus,no_recent_cid').toggles).toEqual(['no_recent_cid'])
+    expect(newLessonRun(s, { toggles: [] }).toggles).toEqual([])
   })
 })

@@ -12,7 +12,7 @@ import { AppHeader } from './AppHeader'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
-export function LearnPage({ navigate }: { navigate: (href: string) => void }) {
+export function LearnPage({ navigate, standalone = false }: { navigate: (href: string) => void; standalone?: boolean }) {
   const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? 'mm_cid'
   const data = useLessonData(id)
   const [position, setPosition] = useUrlPosition('learn', id)
@@ -38,12 +38,22 @@ export function LearnPage({ navigate }: { navigate: (href: string) => void }) {
 
   return (
     <>
-      <AppHeader page="learn" navigate={navigate} compact>
-        <p className="modelled" data-testid="modelled">
-          <strong>MODELLED</strong> kscope's model of the kernel, not measured ·{' '}
-          <a href={appHref(`/present/${id}?step=${position.step}`)} data-testid="to-present">Present</a>
-        </p>
-      </AppHeader>
+      {standalone ? (
+        <header className="app-header compact">
+          <div className="brand"><h1>kscope</h1></div>
+          <p className="modelled" data-testid="modelled">
+            <strong>MODELLED</strong> kscope's model of the kernel, not measured · exported lesson, no server ·{' '}
+            <a href={appHref(`/present/${id}?step=${position.step}`)} data-testid="to-present">Present</a>
+          </p>
+        </header>
+      ) : (
+        <AppHeader page="learn" navigate={navigate} compact>
+          <p className="modelled" data-testid="modelled">
+            <strong>MODELLED</strong> kscope's model of the kernel, not measured ·{' '}
+            <a href={appHref(`/present/${id}?step=${position.step}`)} data-testid="to-present">Present</a>
+          </p>
+        </AppHeader>
+      )}
       {!data.lesson ? (
         <LessonError message={data.error} />
       ) : (

@@ -8,7 +8,7 @@
  * PresentView is the page without its data loading: the rooms layer wraps it,
  * passing a QuizBinding, a room button for the bar and a room panel.
  */
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { openLessonChannel, type LessonChannel } from '../core/lesson_channel'
 import type { LessonPosition } from '../core/lesson_position'
 import { useUrlPosition } from '../core/lesson_route'
@@ -115,18 +115,22 @@ export function PresentView({ lesson, position, onNavigate, quiz, bar, side }: P
   )
 }
 
-/** Presenter position: step and toggles in the URL, the pointer in memory (it changes 60 times a second). */
+/**
+ * Presenter position: step and toggles in the URL; the pointer (60 times a second) and
+ * the focused view in memory. A new step clears the focus.
+ */
 export function usePresenterPosition(id: string): [LessonPosition, (p: LessonPosition) => void] {
   const [urlPosition, setUrl] = useUrlPosition('present', id)
-  const [pointer, setPointer] = useState<LessonPosition['pointer']>(null)
-  const position = { ...urlPosition, pointer }
+  const [live, setLive] = useState<{ pointer: LessonPosition['pointer']; view?: string }>({ pointer: null })
+  const position = useMemo(() => ({ ...urlPosition, pointer: live.pointer, ...(live.view ? { view: live.view } : {}) }), [urlPosition, live])
   const latest = useRef(urlPosition)
   latest.current = urlPosition
   const onNavigate = useCallback(
     (p: LessonPosition) => {
       const u = latest.current
-      if (p.step !== u.step || JSON.stringify(p.toggles) !== JSON.stringify(u.toggles)) setUrl(p)
-      setPointer(p.pointer ?? null)
+      const moved = p.step !== u.step
+      if (moved || JSON.stringify(p.toggles) !== JSON.stringify(u.toggles)) setUrl(p)
+      setLive({ pointer: p.pointer ?? null, view: moved ? undefined : p.view })
     },
     [setUrl],
   )

@@ -66,8 +66,10 @@ export const VIEW_NAMES: Record<LessonViewId, string> = {
 /** A part of the stage, framed and marked when the step highlights it. */
 function Part({ id, highlight, children, focused }: { id: string; highlight: boolean; focused: boolean; children: ReactNode }) {
   return (
-    <div className={`lp-part lp-part-${id}${highlight ? ' lp-highlight' : ''}${focused ? ' lp-focused' : ''}`} data-view={id} data-highlight={highlight || undefined}>
+    <div className={`lp-part lp-part-${id}${highlight ? ' lp-highlight' : ''}${focused ? ' lp-focused' : ''}`} data-view={id} data-highlight={highlight ? 'yes' : undefined}
+      data-focused={focused ? 'yes' : undefined}>
       {highlight && <span className="lp-look" aria-hidden="true">◆ look here</span>}
+      {focused && <span className="lp-look lp-look-focus" aria-hidden="true">▶ presenter's focus</span>}
       {children}
     </div>
   )
@@ -90,8 +92,11 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
     [topology, state.workload.placement, state.workload.threads, runs],
   )
 
-  // The presenter's pointer: 0..1 of the stage box, sent at most once per frame.
+  // The presenter's pointer: 0..1 of the stage box, sent at most once per frame (with the
+  // position as it is then, not as it was at the mouse event).
   const raf = useRef(0)
+  const latest = useRef(position)
+  latest.current = position
   const onMove = useCallback(
     (e: ReactMouseEvent<HTMLDivElement>) => {
       if (mode !== 'presenter' || raf.current) return
@@ -100,15 +105,25 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
       const y = (e.clientY - box.top) / box.height
       raf.current = requestAnimationFrame(() => {
         raf.current = 0
-        onNavigate({ ...position, pointer: { x: Math.min(1, Math.max(0, x)), y: Math.min(1, Math.max(0, y)) } })
+        onNavigate({ ...latest.current, pointer: { x: Math.min(1, Math.max(0, x)), y: Math.min(1, Math.max(0, y)) } })
       })
     },
-    [mode, onNavigate, position],
+    [mode, onNavigate],
   )
   const onLeave = useCallback(() => {
     if (mode === 'presenter' && position.pointer) onNavigate({ ...position, pointer: null })
   }, [mode, onNavigate, position])
   useEffect(() => () => cancelAnimationFrame(raf.current), [])
+  // The presenter double-clicks a view to focus it (position.view); followers see it framed.
+  const onFocus = useCallback(
+    (e: ReactMouseEvent<HTMLDivElement>) => {
+      if (mode !== 'presenter') return
+      const part = (e.target as HTMLElement).closest('[data-view]')
+      const id = part?.getAttribute('data-view') ?? undefined
+      onNavigate({ ...position, view: id && id !== position.view ? id : undefined })
+    },
+    [mode, onNavigate, position],
+  )
 
   const go = (n: number) => onNavigate({ ...position, step: Math.min(lesson.steps.length - 1, Math.max(0, n)), pointer: null })
   const flip = (t: string) => onNavigate({ ...position, toggles: { ...position.toggles, [t]: !position.toggles[t] } })
@@ -117,16 +132,14 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
   const quizKey = step.quiz ? `${step.quiz.id}|${toggles.join('+')}` : ''
   useEffect(() => setRevealedLocal(null), [quizKey])
 
-  const stage = (
-    <div className="lp-stage" ref={stageRef} onMouseMove={onMove} onMouseLeave={onLeave} data-testid="lp-stage">
-      {player.core === 'loading' && <p className="status" role="status">Loading the C core (WebAssembly)…</p>}
-      {(view.problem || player.coreError) && (
-        <p className="lp-problem" role="alert" data-testid="lp-problem">{player.coreError || view.problem?.message}</p>
-      )}
+  // The views re-render when the step's state changes, not when the pointer moves (60 times a second).
+  const focusedView = position.view
+  const views = useMemo(() => (
+    <>
       {ready && (
         <>
           {shows('picture') && (
-            <Part id="picture" highlight={highlight('picture') || highlight('cidmask') || highlight('areas') || highlight('cpus')} focused={position.view === 'picture'}>
+            <Part id="picture" highlight={highlight('picture') || highlight('cidmask') || highlight('areas') || highlight('cpus')} focused={focusedView === 'picture'}>
               <div className={`pictures${compare ? ' lp-compare' : ''}`}>
                 {runs.map((r, i) => (
                   <figure key={r.variant} className="picture-figure" style={{ borderTopColor: VARIANT_LOOK[r.variant].colour }} data-testid={`lp-picture-${r.variant}`}>
@@ -144,45 +157,57 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
             </Part>
           )}
           {shows('legend') && (
-            <Part id="legend" highlight={highlight('legend')} focused={position.view === 'legend'}>
+            <Part id="legend" highlight={highlight('legend')} focused={focusedView === 'legend'}>
               <PictureLegend compare={compare} has613={runs.some((r) => r.variant !== 'v6.12')} />
             </Part>
           )}
           {shows('published') && step.published && (
-            <Part id="published" highlight={highlight('published')} focused={position.view === 'published'}>
+            <Part id="published" highlight={highlight('published')} focused={focusedView === 'published'}>
               <PublishedTable published={step.published} runs={runs} />
             </Part>
           )}
           <div className="lp-panels">
             {shows('narration') && (
-              <Part id="narration" highlight={highlight('narration')} focused={position.view === 'narration'}>
+              <Part id="narration" highlight={highlight('narration')} focused={focusedView === 'narration'}>
                 <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant" />
               </Part>
             )}
             {shows('costs') && (
-              <Part id="costs" highlight={highlight('costs')} focused={position.view === 'costs'}>
+              <Part id="costs" highlight={highlight('costs')} focused={focusedView === 'costs'}>
                 <CostSummary runs={runs} />
               </Part>
             )}
             {shows('numbers') && (
-              <Part id="numbers" highlight={highlight('numbers')} focused={position.view === 'numbers'}>
+              <Part id="numbers" highlight={highlight('numbers')} focused={focusedView === 'numbers'}>
                 <MmNumbers runs={runs} timeNs={view.time_ns} />
               </Part>
             )}
             {shows('pcpu') && (
-              <Part id="pcpu" highlight={highlight('pcpu') || highlight('recent_cid')} focused={position.view === 'pcpu'}>
+              <Part id="pcpu" highlight={highlight('pcpu') || highlight('recent_cid')} focused={focusedView === 'pcpu'}>
                 <PcpuTable runs={runs} cpus={extent.cpus} topology={topology} timeNs={view.time_ns} />
               </Part>
             )}
           </div>
           {shows('chart') && (
-            <Part id="chart" highlight={highlight('chart')} focused={position.view === 'chart'}>
+            <Part id="chart" highlight={highlight('chart')} focused={focusedView === 'chart'}>
               <CostChart runs={runs} timeNs={view.time_ns} endMs={lessonDurationMs(state.workload)} />
             </Part>
           )}
           <p className="visually-hidden" data-testid="lp-digest" aria-hidden="true">{lessonDigest(state.step, view.time_ns, runs)}</p>
         </>
       )}
+    </>
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  ), [ready, snapshot, step, extent, embedView, focusedView, toggles.join('+'), paths, compare])
+
+  const stage = (
+    <div className="lp-stage" ref={stageRef} onMouseMove={onMove} onMouseLeave={onLeave} onDoubleClick={onFocus} data-testid="lp-stage"
+      title={mode === 'presenter' ? 'Double-click a view to focus it for the room (again to clear)' : undefined}>
+      {player.core === 'loading' && <p className="status" role="status">Loading the C core (WebAssembly)…</p>}
+      {(view.problem || player.coreError) && (
+        <p className="lp-problem" role="alert" data-testid="lp-problem">{player.coreError || view.problem?.message}</p>
+      )}
+      {views}
       {position.pointer && (
         <span className="lp-pointer" data-testid="lp-pointer" aria-hidden="true"
           style={{ left: `${position.pointer.x * 100}%`, top: `${position.pointer.y * 100}%` }} />

@@ -47,7 +47,7 @@ export function QuizPanel({ quiz, answer, ready, mode, binding, revealedLocal, o
     <section className="lp-quiz" aria-label="Predict what happens next" data-testid="lp-quiz" data-quiz={quiz.id}>
       <h3>Predict</h3>
       <p className="lp-quiz-prompt">{quiz.prompt}</p>
-      <ol className="lp-choices">
+      <ol className={`lp-choices${quiz.choices.some((c) => c.length > 6) ? ' long' : ''}`}>
         {quiz.choices.map((c) => {
           const right = shown !== null && c === shown
           const wrongPick = shown !== null && c === mine && c !== shown
