@@ -439,7 +439,7 @@ def _add_bench_parser(sub: Any) -> None:
     bench.add_argument("--followers", type=_positive, default=300, help="rooms: follower sockets (default 300)")
     bench.add_argument("--backends", type=int, choices=[1, 2],
                        help="rooms: 1 (memory broker) or 2 (Redis); default: both, with the p99 ratio")
-    bench.add_argument("--steps", type=_positive, default=40, help="rooms: states the presenter sends (default 40)")
+    bench.add_argument("--steps", type=_positive, default=100, help="rooms: states the presenter sends (default 100)")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
     bench.set_defaults(func=cmd_bench)
 

@@ -207,7 +207,7 @@ async def _drain(ws: Any) -> None:
         pass
 
 
-def run(followers: int = 300, backends: int | None = None, steps: int = 40, interval_ms: float = 100,
+def run(followers: int = 300, backends: int | None = None, steps: int = 100, interval_ms: float = 100,
         progress: Any = None) -> dict[str, Any]:
     """The document `kscope bench rooms --json` prints."""
     runs = []
