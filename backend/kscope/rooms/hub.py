@@ -15,6 +15,7 @@ memory broker drop expired records.
 
 import asyncio
 import contextlib
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,7 +145,7 @@ class Hub:
     async def register(self, conn: Connection) -> None:
         self.rooms.setdefault(conn.code, set()).add(conn)
         if conn.role == "follower":
-            await self.broker.set_followers(conn.code, self.followers(conn.code))
+            await self._count_followers(conn.code)
 
     async def unregister(self, conn: Connection) -> None:
         conns = self.rooms.get(conn.code)
@@ -154,7 +155,14 @@ class Hub:
         if not conns:
             del self.rooms[conn.code]
         if conn.role == "follower":
-            await self.broker.set_followers(conn.code, self.followers(conn.code))
+            await self._count_followers(conn.code)
+
+    async def _count_followers(self, code: str) -> None:
+        """Tells the broker this process's follower count; a failure (Redis away) costs only the count."""
+        try:
+            await self.broker.set_followers(code, self.followers(code))
+        except Exception as err:
+            print(f"kscope rooms: follower count of {code} not updated: {err}", file=sys.stderr)
 
     async def writer(self, conn: Connection) -> None:
         """Sends the queued frames in order; sends the close when one was asked for."""
