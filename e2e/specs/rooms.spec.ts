@@ -141,6 +141,12 @@ test('three followers answer a quiz: the presenter sees the histogram, the revea
   await followers[2].page.getByTestId('lp-answer').scrollIntoViewIfNeeded();
   await followers[2].page.screenshot({ path: `${artifacts}rooms-follower-phone-revealed.png` });
   await p.page.screenshot({ path: `${artifacts}rooms-presenter-revealed.png` });
+  // The strip folds away for the projector; the code and the count stay in the top bar.
+  await p.page.getByTestId('room-hide').click();
+  await expect(p.page.getByTestId('quiz-histogram')).toHaveCount(0);
+  await expect(p.page.getByTestId('room-badge')).toHaveText(`Room ${p.code} · 3 following`);
+  await p.page.getByTestId('room-show').click();
+  await expect(p.page.getByTestId('quiz-histogram')).toBeVisible();
   for (const f of followers) {
     expect(f.errors).toEqual([]);
     await f.ctx.close();
