@@ -248,3 +248,27 @@ def test_follower_count_follows_connects_and_disconnects(client: TestClient) -> 
                 assert client.get(f"/api/rooms/{room['code']}").json()["followers"] == 2
             assert until(p, "followers")["count"] == 1
         assert until(p, "followers")["count"] == 0
+
+
+def test_client_frames_are_rate_limited_and_the_socket_kept() -> None:
+    with make_client(room_client_rate=1) as client:  # bursts of 2
+        room = new_room(client)
+        with presenter(client, room) as p, follower(client, room) as f:
+            p.receive_json()
+            f.receive_json()
+            p.send_json({"type": "quiz_open", "quiz": {"id": "q", "choices": ["a", "b"]}})
+            assert f.receive_json()["type"] == "quiz"
+            for i in range(30):
+                f.send_json({"type": "answer", "quiz_id": "q", "choice": "ab"[i % 2]})
+            f.send_json({"type": "hello", "since": 99})  # a marker: everything before it was handled
+            refused = 0
+            for _ in range(40):
+                frame = f.receive_json()
+                assert frame["type"] == "error" and "too many messages: at most 1 per second" in frame["message"]
+                refused += 1
+                if refused == 29:
+                    break
+            assert refused == 29  # 2 of 31 frames fit the burst, 29 were refused
+            time.sleep(1.1)  # a token comes back
+            p.send_json({"type": "state", "state": STATE})
+            assert f.receive_json()["seq"] == 1

@@ -9,7 +9,8 @@ import pytest
 from conftest import KSCOPE
 
 RUN_KEYS = {"backends", "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_ms", "samples", "missed", "connect_s",
-            "server_to_follower_p50_ms", "server_to_follower_p99_ms"}
+            "server_to_follower_p50_ms", "server_to_follower_p99_ms", "server_cpu_ms_per_step",
+            "client_cpu_ms_per_step"}
 
 
 def test_bench_rooms_json_both_backends() -> None:

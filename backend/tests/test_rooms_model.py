@@ -46,3 +46,33 @@ def test_a_lagging_socket_is_closed_not_buffered_forever() -> None:
     conn = asyncio.run(scenario())
     assert conn.closing == (protocol.CLOSE_TOO_SLOW, "fell too far behind; reconnect to catch up")
     assert conn.queue.qsize() == 1 and conn.queue.get_nowait() is None  # the backlog was dropped
+
+
+def test_only_the_newest_state_tally_or_count_waits_per_socket() -> None:
+    async def scenario() -> tuple[Connection, list[str | None]]:
+        conn = Connection(ws=None, code="ACDEFG", role="presenter", client="",  # type: ignore[arg-type]
+                          queue=asyncio.Queue(maxsize=4))
+        conn.offer_latest("tally", "tally 1")
+        conn.offer("quiz")
+        for i in range(2, 500):  # a burst of answers: never more than one tally waits
+            conn.offer_latest("tally", f"tally {i}")
+        conn.offer_latest("state", "state 1")
+        conn.offer_latest("state", "state 2")
+        sent = []
+        while not conn.queue.empty():
+            sent.append(conn.take(conn.queue.get_nowait()))
+        return conn, sent
+
+    conn, sent = asyncio.run(scenario())
+    assert conn.closing is None
+    assert sent == ["tally 499", "quiz", "state 2"]
+    conn.offer_latest("state", "state 3")  # sent already: a new one queues again
+    assert conn.take(conn.queue.get_nowait()) == "state 3"
+
+
+def test_token_bucket() -> None:
+    conn = Connection(ws=None, code="ACDEFG", role="follower", client="f", tokens=4, refilled=0.0)  # type: ignore[arg-type]
+    assert [conn.admit(0.0, rate=2, burst=4) for _ in range(5)] == [True, True, True, True, False]
+    assert conn.admit(0.5, rate=2, burst=4) is True  # one token back after 0.5 s at 2/s
+    assert conn.admit(0.5, rate=2, burst=4) is False
+    assert sum(conn.admit(100.0, rate=2, burst=4) for _ in range(10)) == 4  # never more than the burst

@@ -30,8 +30,8 @@ async function presenter(browser: Browser, step: number): Promise<{ ctx: Browser
   return { ctx, page, code, joinUrl, errors };
 }
 
-async function follower(browser: Browser, url: string): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
-  const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+async function follower(browser: Browser, url: string, viewport = { width: 1200, height: 800 }): Promise<{ ctx: BrowserContext; page: Page; errors: string[] }> {
+  const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
   const errors = recordConsoleErrors(page);
   await page.goto(url);
@@ -107,7 +107,10 @@ test('three followers answer a quiz: the presenter sees the histogram, the revea
   const QUIZ_STEP = 4; // s4-which-cid-612: which cid will the thread get under v6.12?
   const p = await presenter(browser, QUIZ_STEP);
   const followers = [];
-  for (let i = 0; i < 3; i++) followers.push(await follower(browser, `/room/${p.code}`));
+  for (let i = 0; i < 3; i++) {
+    // The third student is on a phone.
+    followers.push(await follower(browser, `/room/${p.code}`, i === 2 ? { width: 390, height: 844 } : undefined));
+  }
   for (const f of followers) await atStep(f.page, QUIZ_STEP);
   await expect(p.page.getByTestId('room-followers')).toHaveText('3');
 
@@ -135,7 +138,15 @@ test('three followers answer a quiz: the presenter sees the histogram, the revea
   await expect(p.page.getByTestId('room-revealed')).toHaveText(`Revealed to the room: ${answer}`);
   await expect(bar(answer)).toContainText('— answer');
   await followers[1].page.screenshot({ path: `${artifacts}rooms-follower-revealed.png` });
+  await followers[2].page.getByTestId('lp-answer').scrollIntoViewIfNeeded();
+  await followers[2].page.screenshot({ path: `${artifacts}rooms-follower-phone-revealed.png` });
   await p.page.screenshot({ path: `${artifacts}rooms-presenter-revealed.png` });
+  // The strip folds away for the projector; the code and the count stay in the top bar.
+  await p.page.getByTestId('room-hide').click();
+  await expect(p.page.getByTestId('quiz-histogram')).toHaveCount(0);
+  await expect(p.page.getByTestId('room-badge')).toHaveText(`Room ${p.code} · 3 following`);
+  await p.page.getByTestId('room-show').click();
+  await expect(p.page.getByTestId('quiz-histogram')).toBeVisible();
   for (const f of followers) {
     expect(f.errors).toEqual([]);
     await f.ctx.close();

@@ -28,6 +28,7 @@ import time
 import uuid
 from contextlib import ExitStack, contextmanager
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -60,11 +61,11 @@ def _wait_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30
 
 
 @contextmanager
-def _process(argv: list[str], port: int, what: str, env: dict[str, str] | None = None) -> Iterator[None]:
+def _process(argv: list[str], port: int, what: str, env: dict[str, str] | None = None) -> Iterator[int]:
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_port(port, proc, what)
-        yield
+        yield proc.pid
     finally:
         proc.terminate()
         try:
@@ -90,19 +91,25 @@ def _redis() -> Iterator[str]:
 
 
 @contextmanager
-def _backends(count: int, followers: int) -> Iterator[list[str]]:
+def _backends(count: int, followers: int) -> Iterator[tuple[list[str], list[int]]]:
     with ExitStack() as stack:
         env = {**os.environ, "KSCOPE_ROOM_MAX_FOLLOWERS": str(followers + 10), "KSCOPE_REDIS_URL": ""}
         if count > 1:
             env["KSCOPE_REDIS_URL"] = stack.enter_context(_redis())
-        urls = []
+        urls, pids = [], []
         for _ in range(count):
             port = _free_port()
             argv = [sys.executable, "-c", "from kscope.cli import main; raise SystemExit(main())",
                     "serve", "--port", str(port)]
-            stack.enter_context(_process(argv, port, f"kscope serve --port {port}", env))
+            pids.append(stack.enter_context(_process(argv, port, f"kscope serve --port {port}", env)))
             urls.append(f"127.0.0.1:{port}")
-        yield urls
+        yield urls, pids
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used (/proc/PID/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _percentile(sorted_ms: list[float], q: float) -> float:
@@ -128,7 +135,8 @@ async def _follower(url: str, received: dict[int, list[float]], fanout: list[flo
                 fanout.append(wall_ms - frame["sent_at_ms"])
 
 
-async def _one_run(backends: list[str], followers: int, steps: int, interval_ms: float) -> dict[str, Any]:
+async def _one_run(backends: list[str], pids: list[int], followers: int, steps: int,
+                   interval_ms: float) -> dict[str, Any]:
     import websockets
 
     async with httpx.AsyncClient() as http:
@@ -159,6 +167,7 @@ async def _one_run(backends: list[str], followers: int, steps: int, interval_ms:
     async with websockets.connect(presenter_url, max_queue=None) as presenter:
         drain = asyncio.create_task(_drain(presenter))
         await asyncio.sleep(0.5)  # the followers-count frames settle
+        cpu0 = [_cpu_s(pid) for pid in pids], time.process_time()
         for step in range(steps):
             frame = json.dumps({"type": "state", "state": {"lesson": "bench", "step": step, "toggles": {}}})
             sent[step] = time.perf_counter()
@@ -168,6 +177,7 @@ async def _one_run(backends: list[str], followers: int, steps: int, interval_ms:
         while len(received.get(steps - 1, [])) < followers and time.perf_counter() < deadline:
             await asyncio.sleep(0.02)
         drain.cancel()
+        cpu1 = [_cpu_s(pid) for pid in pids], time.process_time()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -183,6 +193,9 @@ async def _one_run(backends: list[str], followers: int, steps: int, interval_ms:
         "mean_ms": round(sum(latencies) / len(latencies), 2) if latencies else float("nan"),
         "server_to_follower_p50_ms": _percentile(sorted(fanout), 0.50),
         "server_to_follower_p99_ms": _percentile(sorted(fanout), 0.99),
+        # CPU per broadcast (whole steps phase / steps): what the figures cost when a core is free.
+        "server_cpu_ms_per_step": round(1000 * sum(b - a for a, b in zip(cpu0[0], cpu1[0])) / steps, 2),
+        "client_cpu_ms_per_step": round(1000 * (cpu1[1] - cpu0[1]) / steps, 2),
         "samples": len(latencies),
         "missed": expected - len(latencies),
         "connect_s": round(connect_s, 2),
@@ -194,15 +207,15 @@ async def _drain(ws: Any) -> None:
         pass
 
 
-def run(followers: int = 300, backends: int | None = None, steps: int = 40, interval_ms: float = 100,
+def run(followers: int = 300, backends: int | None = None, steps: int = 100, interval_ms: float = 100,
         progress: Any = None) -> dict[str, Any]:
     """The document `kscope bench rooms --json` prints."""
     runs = []
     for count in ([backends] if backends else [1, 2]):
         if progress:
             progress(f"{count} backend(s), {followers} followers, {steps} steps")
-        with _backends(count, followers) as urls:
-            runs.append(asyncio.run(_one_run(urls, followers, steps, interval_ms)))
+        with _backends(count, followers) as (urls, pids):
+            runs.append(asyncio.run(_one_run(urls, pids, followers, steps, interval_ms)))
     document: dict[str, Any] = {
         "followers": followers,
         "steps": steps,
@@ -211,6 +224,8 @@ def run(followers: int = 300, backends: int | None = None, steps: int = 40, inte
         "target_p99_ms": TARGET_P99_MS,
         "measure": "presenter send -> follower receive, one monotonic clock in the bench process, loopback; "
                    "includes the bench client's own event loop reading every socket",
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
     }
     if len(runs) == 2:
         document["p99_ratio_2_over_1"] = round(runs[1]["p99_ms"] / runs[0]["p99_ms"], 2) if runs[0]["p99_ms"] else None
@@ -224,6 +239,9 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"  {r['backends']} backend(s): p50 {r['p50_ms']} ms  p95 {r['p95_ms']} ms  p99 {r['p99_ms']} ms  "
                      f"max {r['max_ms']} ms  ({r['samples']} deliveries, {r['missed']} missed; after the server "
                      f"accepted it: p50 {r['server_to_follower_p50_ms']} ms, p99 {r['server_to_follower_p99_ms']} ms)")
+        lines.append(f"      CPU per step: server(s) {r['server_cpu_ms_per_step']} ms, bench client "
+                     f"{r['client_cpu_ms_per_step']} ms")
+    lines.append(f"  load average {doc['load_average_1m']} on {doc['cpus']} CPUs")
     if "p99_ratio_2_over_1" in doc:
         lines.append(f"  p99 ratio, 2 backends / 1: {doc['p99_ratio_2_over_1']}")
     return "\n".join(lines)

@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     room_max_followers: int = 500
     room_max_message_bytes: int = 16 * 1024
     room_send_queue: int = 256
+    # Follower frames per second per socket (bursts of twice that); more get an error reply.
+    room_client_rate: float = 20.0
     room_sweep_s: float = 5.0
     # Rooms in Redis (redis://host:port/db) so several backend processes serve one room
     # through pub/sub; empty: rooms live in this process.

@@ -64,6 +64,11 @@ async def serve(hub: Hub, ws: WebSocket, code: str, role: str, token: str, clien
 
 async def handle(hub: Hub, conn: Connection, text: str | bytes) -> None:
     """One client frame; every failure becomes an error frame on this socket."""
+    # Followers are rate-limited; the presenter (token holder, trusted) is not: a held arrow key
+    # must never drop the state that followers should end on.
+    if conn.role == "follower" and not hub.admit(conn):
+        return conn.offer(protocol.error(f"too many messages: at most {hub.settings.room_client_rate:g} per second "
+                                         f"(KSCOPE_ROOM_CLIENT_RATE); this one was dropped"))
     try:
         message = protocol.parse(text, hub.settings.room_max_message_bytes)
     except protocol.BadMessage as err:

@@ -6,6 +6,7 @@
  * model's answer": the model computes it in this browser), which sends it to
  * every follower; the histogram then marks it "✓ … answer".
  */
+import { useState } from 'react'
 import type { PresenterRoom } from '../../core/use_room'
 import { QrCode } from './QrCode'
 import { QuizHistogram } from './QuizHistogram'
@@ -20,6 +21,7 @@ export interface RoomPanelProps {
 const STATUS_TEXT = { connecting: 'connecting…', open: 'live', reconnecting: 'reconnecting…', closed: 'closed' } as const
 
 export function RoomPanel({ room, stepQuiz }: RoomPanelProps) {
+  const [hidden, setHidden] = useState(false)
   if (!room.room) {
     return (
       <section className="room-panel" aria-label="Room" data-testid="room-panel">
@@ -33,6 +35,15 @@ export function RoomPanel({ room, stepQuiz }: RoomPanelProps) {
   const followers = s?.followers ?? 0
   const tally = s?.tally && stepQuiz && s.tally.quizId === stepQuiz.id ? s.tally.counts : {}
   const revealed = s?.revealed && stepQuiz && s.revealed.quizId === stepQuiz.id ? s.revealed.answer : null
+  if (hidden) {
+    return (
+      <section className="room-panel room-panel-hidden" aria-label="Room" data-testid="room-panel">
+        <button type="button" onClick={() => setHidden(false)} data-testid="room-show" aria-expanded="false">
+          Show the room panel (code {code}, {followers} {followers === 1 ? 'follower' : 'followers'})
+        </button>
+      </section>
+    )
+  }
   return (
     <section className="room-panel" aria-label="Room" data-testid="room-panel">
       <div className="room-join">
@@ -44,6 +55,9 @@ export function RoomPanel({ room, stepQuiz }: RoomPanelProps) {
           {STATUS_TEXT[status]} · <strong data-testid="room-followers">{followers}</strong> {followers === 1 ? 'follower' : 'followers'}
         </span>
         {status === 'closed' && s?.error ? <span className="room-error" role="alert">{s.error}</span> : null}
+        <button type="button" onClick={() => setHidden(true)} data-testid="room-hide" aria-expanded="true">
+          Hide this panel
+        </button>
         <button type="button" className="room-leave" onClick={room.leave}>Stop driving this room</button>
       </div>
       <QrCode text={joinUrl} size={150} />
