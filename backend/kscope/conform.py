@@ -1,11 +1,16 @@
 """`kscope conform`: replay a real trace through the mm_cid model, compare every cid.
 
-The file is read as `kscope ingest` reads it (compression, format detection from
-content, the registered C decoders) but not stored: its ks_event records go, in
-time order, to the C replay (wasm-core/include/kscope/conform.h), which drives one
-variant of the mm_cid model with the trace's forks, switches, migrations and exits,
-ticks it every 1/HZ while a task of an mm runs, and compares its cid with each
-rseq_update's mm_cid.
+A file is read as `kscope ingest` reads it (compression, format detection from
+content, the registered C decoders) but not stored; a stored trace is read back
+from its Parquet events (conform_store.py). Either way its ks_event records go,
+in time order, to the C replay (wasm-core/include/kscope/conform.h), which
+drives one variant of the mm_cid model with the trace's forks, switches,
+migrations and exits, ticks it every 1/HZ while a task of an mm runs, and
+compares its cid with each rseq_update's mm_cid.
+
+The report says what the trace could not show: switch gaps (switch_gaps.py),
+events the kernel dropped, processes whose tgid was inferred (tgids.py), and
+for every disagreement its cause (conform.h's ks_conform_cause) in plain words.
 """
 
 import re
@@ -15,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from kscope import switch_gaps, tgids
 from kscope.core.config import get_settings
 from kscope.ingest import formats, records
 from kscope.ingest.pipeline import read_capture_header
@@ -22,6 +28,27 @@ from kscope.ingest.sources import InputError, Limits, compression_of, decompress
 from kscope.native.conform import VARIANTS, Conform
 
 DEFAULT_HZ = 250  # CONFIG_HZ of Debian's kernels, and of this machine's 6.18 (/proc/config.gz)
+MAX_LISTED = 10_000  # disagreements listed in full (the API's cap)
+
+# What each cause means, for notes and the UI (ks_conform_cause).
+CAUSE_HELP = {
+    "missing_events": "the trace lacks context switches near it (a switch gap), so the replay "
+                      "guessed who ran",
+    "scan_not_visible": "the periodic 100 ms scan (task_mm_cid_work) is not traced: it runs from a tick, "
+                        "as task_work on a return to user space, and model and kernel scanned at "
+                        "different times",
+    "state_before_trace": "the process existed before the trace began: which cids its CPUs held then "
+                          "is unknown",
+    "cascade": "follows an earlier disagreement in the same process: the model's cids had already "
+               "diverged (--resync counts each decision from the kernel's state instead)",
+    "same_time_order": "another CPU changed the process's cids (an exit, an allocation) in the same "
+                       "microsecond, and ftrace text stamps microseconds: the order is unknown",
+    "unexplained": "none of the above: a difference between the model and the kernel",
+}
+
+
+class NothingToCompare(InputError):
+    """The trace has no rseq_update or no scheduling events (422)."""
 
 
 def variant_for_kernel(kernel: str) -> str:
@@ -56,8 +83,6 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
     """The conformance report of one trace file (InputError for unreadable input)."""
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    if variant != "auto" and variant not in VARIANTS:
-        raise InputError(f"unknown variant {variant!r} (auto, {', '.join(VARIANTS)})")
     source = path.name
     settings = get_settings()
     with tempfile.TemporaryDirectory(prefix="kscope-conform-") as tmp:
@@ -70,32 +95,114 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
                                                         settings.max_compression_ratio))
         meta, _sysfs = read_capture_header(data)
         items, report = _decode(data, source)
-    rec = items.view(records.RECORD)
     kernel = meta.get("kernel") or str(report.extra.get("uname") or "")
-    chosen = variant_for_kernel(kernel) if variant == "auto" else variant
     cpus = nr_cpus or int(meta.get("smp") or 0) or report.nr_cpus
-    if len(rec):
-        cpus = max(cpus, int(rec["cpu"].max()) + 1)
+    doc = replay(items, meta, kernel, variant=variant, hz=hz, keep=keep, nr_cpus=cpus, resync=resync,
+                 lost_events=report.lost_events, source=source)
+    return {"file": str(path), "format": report.format, **doc}
+
+
+def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str = "auto",
+           hz: int = DEFAULT_HZ, keep: int = 10, nr_cpus: int = 0, resync: bool = False,
+           lost_events: int = 0, source: str = "trace", max_listed: int = MAX_LISTED) -> dict[str, Any]:
+    """Replays time-ordered ks_event records (records.RAW) through the mm_cid model.
+
+    meta: the capture header (`# kscope:` lines; tasks= names the workload's tid:tgid).
+    NothingToCompare when there is no rseq_update or no scheduling event.
+    """
+    if variant != "auto" and variant not in VARIANTS:
+        raise InputError(f"unknown variant {variant!r} (auto, {', '.join(VARIANTS)})")
+    rec = items.view(records.RECORD)
     if len(rec) == 0:
-        raise InputError(f"{source}: no events found")
-    with Conform(chosen, max(cpus, 1), hz, keep, resync) as replay:
-        replay.feed(items.tobytes())
-        s = replay.summary()
-        first = replay.disagreements()
-    return {
-        "file": str(path), "format": report.format, "kernel": kernel or None, "variant": chosen,
+        raise NothingToCompare(f"{source}: no events found")
+    if not np.any(rec["type"] == records.RSEQ):
+        raise NothingToCompare(f"{source}: no rseq:rseq_update events: nothing to compare the model with "
+                               "(capture with --events sched,rseq on Linux >= 6.3)")
+    if not np.any(rec["type"] == records.SWITCH):
+        raise NothingToCompare(f"{source}: no sched:sched_switch events: the replay needs the context switches")
+    items, tgid_info = tgids.fill(items, meta)
+    rec = items.view(records.RECORD)
+    chosen = variant_for_kernel(kernel) if variant == "auto" else variant
+    cpus = max(nr_cpus, int(rec["cpu"].max()) + 1, 1)
+    scan_at = "return" if kernel else "tick"  # a real kernel, or a kscope simulation's export
+    with Conform(chosen, cpus, hz, max_listed, resync, scan_at) as conf:
+        conf.feed(items.tobytes())
+        s = conf.summary()
+        listed = conf.disagreements()
+    gaps = switch_gaps.switch_gaps(rec)
+    dropped = int(meta.get("dropped_events") or 0) if (meta.get("dropped_events") or "").isdigit() else 0
+    disagreements = [{"ts": d["ts_ns"], "tid": d["tid"], "tgid": d["tgid"], "cpu": d["cpu"],
+                      "kernel_cid": d["kernel_cid"], "model_cid": d["model_cid"], "cause": d["cause"],
+                      "why": d["why"]} for d in listed]
+    doc = {
+        "kernel": kernel or None, "variant": chosen,
         "variant_from": "kernel" if variant == "auto" else "option", "hz": s["hz"], "nr_cpus": s["nr_cpus"],
         "events": s["events"], "rseq_updates": s["rseq_updates"], "compared": s["compared"],
         "agree": s["agree"], "disagree": s["disagree"],
         "agreement": (s["agree"] / s["compared"]) if s["compared"] else None,
         "unknown_mm": s["unknown_mm"], "no_cid": s["no_cid"], "gaps": s["gaps"], "gaps_mm": s["gaps_mm"],
+        "switch_gaps": gaps["gaps"], "switches": gaps["switches"], "switch_gaps_by_cpu": gaps["by_cpu"],
         "cold_starts": s["cold_starts"], "missing_migrations": s["missing_migrations"],
-        "ticks": s["ticks"], "scans": s["scans"], "tasks": s["nr_tasks"], "mms": s["nr_mms"],
+        "ticks": s["ticks"], "scans": s["scans"], "scan_at": scan_at, "unprompted_rseq": s["unprompted"],
+        "tasks": s["nr_tasks"], "mms": s["nr_mms"], "tgid": tgid_info,
         "stopper_migrations": s["stopper_migrations"], "resync": resync, "resyncs": s["resyncs"],
-        "lost_events": report.lost_events, "bad_events": s["bad_events"],
-        "first_disagreements": [{k: d[k] for k in ("ts", "tid", "cpu", "kernel_cid", "model_cid", "why")}
-                                for d in first],
+        "lost_events": lost_events, "dropped_events": dropped, "bad_events": s["bad_events"],
+        "causes": {k: v for k, v in s["causes"].items() if v},
+        "first_disagreements": disagreements[:keep],
+        "disagreements": disagreements,
+        "disagreements_truncated": s["disagree"] > len(disagreements),
     }
+    doc["workload"] = workload_agreement(rec, meta, disagreements, doc["disagreements_truncated"])
+    doc["notes"] = notes(doc, gaps)
+    return doc
+
+
+def workload_agreement(rec: np.ndarray, meta: dict[str, str], disagreements: list[dict[str, Any]],
+                       truncated: bool) -> dict[str, Any] | None:
+    """Agreement over the captured workload's processes only (header tasks=), None without it."""
+    wanted = sorted(set(tgids.header_tasks(meta).values()))
+    if not wanted:
+        return None
+    mine = np.isin(rec["tgid"], wanted)
+    compared = int(((rec["type"] == records.RSEQ) & mine & (rec["r_mm_cid"] >= 0)).sum())
+    disagree = sum(1 for d in disagreements if d["tgid"] in wanted)
+    return {"tgids": wanted, "compared": compared, "agree": compared - disagree,
+            "agreement": (compared - disagree) / compared if compared else None,
+            "exact": not truncated}
+
+
+def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
+    """What this trace cannot show, in plain sentences."""
+    out = []
+    if gaps["gaps"]:
+        ex = gaps["examples"][0]
+        out.append(f"missing context switches: {gaps['gaps']} switch gaps in {gaps['switches']} switches "
+                   f"(a CPU's next sched_switch names another prev task than the last one switched in; "
+                   f"first on CPU {ex['cpu']} at {ex['ts_ns'] / 1e9:.6f}: pid {ex['expected_prev']} expected, "
+                   f"pid {ex['prev_pid']} named); the replay assumes the switch at the next event")
+    if doc["lost_events"] or doc["dropped_events"]:
+        out.append(f"the kernel dropped events: {doc['lost_events']} reported lost in the trace, "
+                   f"{doc['dropped_events']} in the ring buffer's per-CPU statistics")
+    info = doc["tgid"]
+    guessed = info.get("from_fork", 0) + info.get("assumed_leader", 0) + info.get("from_header", 0)
+    if guessed:
+        out.append(f"the trace has no TGID column for {guessed} tasks: their process was taken from the "
+                   f"capture header's tasks= ({info.get('from_header', 0)}), from sched_process_fork "
+                   f"({info.get('from_fork', 0)}: a child with its parent's name taken as a thread, another "
+                   f"name as a new process - the event cannot tell) or assumed to lead its own process "
+                   f"({info.get('assumed_leader', 0)})")
+    if doc["unknown_mm"]:
+        out.append(f"{doc['unknown_mm']} rseq_updates of tasks whose process is unknown were not compared")
+    if doc["nr_cpus"] <= 2:
+        out.append(f"only {doc['nr_cpus']} CPUs: cids are 0..{doc['nr_cpus'] - 1}, so the variants "
+                   f"(v6.12 / v6.13 / v6.18) can barely differ here")
+    for cause, n in doc["causes"].items():
+        out.append(f"{n} disagreements: {cause}: {CAUSE_HELP.get(cause, cause)}")
+    if doc["scan_at"] == "return":
+        out.append(f"ticks are not traced: the replay queues the scan at modelled ticks (HZ {doc['hz']}) and "
+                   f"at the {doc['unprompted_rseq']} rseq_updates no switch-in or migration explains "
+                   f"(task_work's TIF_NOTIFY_RESUME), and runs it just before the task's rseq_update")
+    return out
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -105,12 +212,19 @@ def render(doc: dict[str, Any]) -> str:
         f"{doc['nr_cpus']} CPUs)",
         f"  rseq_updates {doc['rseq_updates']}  compared {doc['compared']}  agree {doc['agree']}  "
         f"agreement {agreement}",
-        f"  unknown_mm {doc['unknown_mm']}  gaps {doc['gaps']} (in rseq mms: {doc['gaps_mm']})  "
+        f"  unknown_mm {doc['unknown_mm']}  switch gaps {doc['switch_gaps']} in {doc['switches']} switches  "
         f"cold starts {doc['cold_starts']}  missing migrations {doc['missing_migrations']}  "
         f"scans {doc['scans']}  stopper migrations {doc['stopper_migrations']}"
         + (f"  resyncs {doc['resyncs']}" if doc["resync"] else ""),
     ]
+    if doc["workload"] and doc["workload"]["agreement"] is not None:
+        w = doc["workload"]
+        lines.append(f"  workload (tgid {', '.join(map(str, w['tgids']))}): compared {w['compared']}  "
+                     f"agree {w['agree']}  agreement {w['agreement']:.4f}")
+    if doc["causes"]:
+        lines.append("  causes: " + ", ".join(f"{k} {v}" for k, v in doc["causes"].items()))
     for d in doc["first_disagreements"]:
-        lines.append(f"  {d['ts']:.6f} tid {d['tid']} cpu {d['cpu']}: kernel {d['kernel_cid']} "
+        lines.append(f"  {d['ts'] / 1e9:.6f} tid {d['tid']} cpu {d['cpu']}: kernel {d['kernel_cid']} "
                      f"model {d['model_cid']}: {d['why']}")
+    lines += [f"  note: {n}" for n in doc["notes"]]
     return "\n".join(lines)

@@ -70,6 +70,12 @@ def test_capture_four_threads_and_ingest(tracefs: None, tmp_path: Path, capsys: 
 
     head = out.read_text().splitlines()[:8]
     assert head[0] == "# kscope: capture=1" and head[1].startswith("# kscope: kernel=")
+    from kscope.ingest.pipeline import read_capture_header
+
+    meta, _ = read_capture_header(out)
+    assert meta["scope"] == "system-wide" and meta["trace_clock"] in ("global", "local")
+    assert meta["dropped_events"].isdigit() and "0:entries=" in meta["cpu_stats"]
+    assert doc["workload_tasks"] >= 5 and len(meta["tasks"].split(",")) >= 5  # main + 4 workers
     store = TraceStore(Settings(data_dir=tmp_path / "data"))
     rec = ingest(store, out).record
     assert rec.kernel == os.uname().release and rec.summary["topology"] is True
@@ -87,6 +93,48 @@ def test_capture_four_threads_and_ingest(tracefs: None, tmp_path: Path, capsys: 
                                  WHERE type = 'rseq_update' AND tgid = {tgid}""")["rows"][0]
     assert rseq[0] >= 5 and rseq[1] == rseq[2]  # every thread registered rseq; mm_cid present on all
     store.close()
+
+
+def test_capture_keeps_every_switch_and_conforms(tracefs: None, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Scheduling events of every task: each CPU's sched_switch sequence is whole but where
+    the kernel itself recorded no switch-out (then never the workload's), and seed 000's
+    intermittent benchmark replays through the 6.18 model at >= 95% for the workload."""
+    import subprocess
+
+    from kscope import conform, switch_gaps, tgids
+    from kscope.ingest import records
+    from kscope.ingest.pipeline import read_capture_header
+    from kscope.vm import workloads
+
+    gcc = workloads.find_gcc()
+    if gcc is None:
+        print("skipping: no C compiler")
+        pytest.skip("no C compiler")
+    exe = tmp_path / "intermittent"
+    subprocess.run([gcc, "-O2", "-pthread", "-o", str(exe), str(workloads.SOURCES / "intermittent.c")], check=True)
+    out = tmp_path / "cap.txt"
+    assert main(["capture", "--seconds", "1", "--events", "sched,rseq", "-o", str(out), "--json", "--",
+                 str(exe), "4", "10", "0.6", "0"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    meta, _ = read_capture_header(out)
+    mine = set(tgids.header_tasks(meta))
+    assert doc["switch_gaps"]["switches"] > 100
+    assert len(mine) == 5 and meta["filter"].startswith("rseq:rseq_update:common_pid >= ")
+    items, _ = conform._decode(out, out.name)
+    old, switch_gaps.MAX_EXAMPLES = switch_gaps.MAX_EXAMPLES, 1_000_000
+    try:
+        gaps = switch_gaps.switch_gaps(items.view(records.RECORD))
+    finally:
+        switch_gaps.MAX_EXAMPLES = old
+    print(f"switch gaps {gaps['gaps']} in {gaps['switches']}, dropped {doc['dropped_events']}")
+    assert doc["switch_gaps"]["gaps"] == gaps["gaps"]
+    assert not [g for g in gaps["examples"] if g["expected_prev"] in mine]
+    assert gaps["gaps"] <= 0.02 * gaps["switches"] or doc["dropped_events"] > 0
+    report = conform.run(out)
+    assert report["variant"] == conform.variant_for_kernel(os.uname().release)
+    assert report["workload"]["compared"] > 50
+    assert report["workload"]["agreement"] >= 0.95, (report["causes"], report["first_disagreements"])
 
 
 def test_capture_refuses_unknown_event(tracefs: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,9 +36,12 @@ def consistent(doc: dict[str, Any]) -> None:
         assert 0.0 <= doc["agreement"] <= 1.0
     assert doc["gaps_mm"] <= doc["gaps"]
     assert len(doc["first_disagreements"]) == min(doc["disagree"], 10)
-    for d in doc["first_disagreements"]:
-        assert set(d) == {"ts", "tid", "cpu", "kernel_cid", "model_cid", "why"}
-        assert d["kernel_cid"] != d["model_cid"] and d["why"]
+    assert doc["first_disagreements"] == doc["disagreements"][:10]
+    assert sum(doc["causes"].values()) == doc["disagree"]
+    for d in doc["disagreements"]:
+        assert set(d) == {"ts", "tid", "tgid", "cpu", "kernel_cid", "model_cid", "cause", "why"}
+        assert d["kernel_cid"] != d["model_cid"] and d["why"] and d["cause"] in doc["causes"]
+        assert isinstance(d["ts"], int)  # ns
 
 
 @pytest.mark.parametrize("variant", ["v6.12", "v6.13", "v6.18"])
@@ -91,6 +94,32 @@ def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty.write_text("")
     assert main(["conform", str(empty)]) == 2
     capsys.readouterr()
+
+
+def test_tgid_inferred_without_a_tgid_column(capsys: pytest.CaptureFixture[str]) -> None:
+    """The trace.dat capture has no TGID column: processes come from sched_process_fork and
+    the assumption that other tasks lead their own process; the report says so."""
+    doc = conform_json(capsys, str(TRACES / "threads4-linux6.18.dat.xz"))
+    consistent(doc)
+    assert doc["tgid"]["from_trace"] == 0 and doc["tgid"]["from_fork"] >= 4
+    assert doc["unknown_mm"] == 0 and doc["compared"] == doc["rseq_updates"] > 1000
+    assert any("no TGID column" in n for n in doc["notes"])
+
+
+def test_tgids_from_the_capture_header() -> None:
+    import numpy as np
+
+    from kscope import tgids
+    from kscope.ingest import records
+
+    rec = np.zeros(3, records.RECORD)
+    rec["type"] = records.RSEQ
+    rec["pid"] = [10, 11, 12]
+    rec["tgid"] = -1
+    out, info = tgids.fill(rec.view(records.RAW), {"tasks": "10:10,11:10,bad,12:x"})
+    assert out.view(records.RECORD)["tgid"].tolist() == [10, 10, 12]
+    assert info == {"from_trace": 0, "from_header": 2, "from_fork": 0, "assumed_leader": 1}
+    assert rec["tgid"].tolist() == [-1, -1, -1]  # the input is not changed
 
 
 def test_variant_for_kernel() -> None:

@@ -55,17 +55,25 @@ def test_build_initramfs_holds_init_busybox_workloads_and_console(tmp_path: Path
 
 def test_init_script_enables_events_runs_the_workload_and_marks_sections() -> None:
     init = guest.init_script(["/work/mmap", "4", "2"], ["sched:sched_switch", "kmem:kmem_cache_alloc"], 512, 38)
-    assert "timeout -s KILL 38 sh -c" in init  # a stuck workload still leaves a trace
+    assert "timeout -s KILL 38 /work/mmap 4 2 > /tmp/workload.out" in init  # a stuck workload still leaves a trace
     assert init.startswith("#!/bin/busybox sh\n")
     assert "mount -t tracefs" in init and "echo 512 > $T/buffer_size_kb" in init
     assert "sched:sched_switch kmem:kmem_cache_alloc" in init
-    assert "exec \"$@\"' kscope-run /work/mmap 4 2 > /tmp/workload.out" in init and "set_event_pid" in init
+    # every task's events (no pid filter: it would leave gaps in each CPU's switch sequence)
+    assert "set_event_pid" not in init and "event-fork" not in init
+    assert "echo global > $T/trace_clock" in init and "section stats" in init
     assert "events/kmem/kmem_cache_alloc/filter" in init  # kmem limited to the seed's caches
     assert guest.BOOT_MARKER in init and guest.DONE_MARKER in init and "poweroff -f" in init
     assert '"@@KSCOPE-BEGIN $1@@"' in init and "> /dev/ttyS1" in init
 
 
 # --- serial log --------------------------------------------------------------------------------
+
+def test_parse_stats() -> None:
+    text = "cpu0 entries: 12 overrun: 0 dropped events: 3 \ncpu1 entries: 5 overrun: 1 dropped events: 0 \n\n"
+    assert guest.parse_stats(text) == {0: {"entries": 12, "overrun": 0, "dropped": 3},
+                                       1: {"entries": 5, "overrun": 1, "dropped": 0}}
+
 
 def test_sections_handle_crlf_and_interleaved_kernel_messages() -> None:
     log = (b"SeaBIOS junk\r\n[    1.000000] Linux version 6.12\r\n"

@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 
 from kscope import __version__
 from kscope.api.frontend import SinglePageApp
+from kscope.api.routes import conform as conform_routes
 from kscope.api.routes import health, topologies, traces
 from kscope.core.config import Settings, get_settings
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router, prefix="/api")
     app.include_router(topologies.router, prefix="/api")
     app.include_router(traces.router, prefix="/api")
+    app.include_router(conform_routes.router, prefix="/api")
     # Last: the mount at / only sees paths no API route matched.
     app.mount("/", SinglePageApp(settings.frontend_dist), name="frontend")
     return app

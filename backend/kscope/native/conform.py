@@ -13,19 +13,25 @@ class KsConformSummary(ctypes.Structure):
         "events", "rseq_updates", "compared", "agree", "disagree", "unknown_mm", "no_cid", "gaps",
         "gaps_mm", "cold_starts", "missing_migrations", "ticks", "scans")] + [
         (name, _i32) for name in ("variant", "nr_cpus", "hz", "nr_tasks", "nr_mms", "kept")] + [
-        ("bad_events", _u64), ("stopper_migrations", _u64), ("resyncs", _u64)]
+        ("bad_events", _u64), ("stopper_migrations", _u64), ("resyncs", _u64), ("causes", _u64 * 8),
+        ("unprompted", _u64)]
 
 
 class KsConformDisagreement(ctypes.Structure):
     _fields_ = [("ts_ns", _u64)] + [(name, _i32) for name in (
-        "tid", "tgid", "cpu", "kernel_cid", "model_cid", "path", "gap_near", "reserved")] + [
+        "tid", "tgid", "cpu", "kernel_cid", "model_cid", "path", "gap_near", "cause")] + [
         ("why", ctypes.c_char * 216)]
 
 
-assert ctypes.sizeof(KsConformSummary) == 152, "ks_conform_summary changed"
+assert ctypes.sizeof(KsConformSummary) == 224, "ks_conform_summary changed"
 assert ctypes.sizeof(KsConformDisagreement) == 256, "ks_conform_disagreement changed"
 
 VARIANTS = ("v6.12", "v6.13", "v6.18")
+# KS_CONFORM_SCAN_AT_*, by value: at the modelled tick (the simulator), on return to user (kernels)
+SCAN_AT = ("tick", "return")
+# ks_conform_cause, by value (ks_conform_cause_name)
+CAUSES = ("unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade",
+          "same_time_order")
 
 
 def available() -> bool:
@@ -35,10 +41,14 @@ def available() -> bool:
 class Conform:
     """One replay of a variant of the mm_cid model over events fed in time order."""
 
-    def __init__(self, variant: str, nr_cpus: int, hz: int = 250, keep: int = 64, resync: bool = False) -> None:
+    def __init__(self, variant: str, nr_cpus: int, hz: int = 250, keep: int = 64, resync: bool = False,
+                 scan_at: str = "tick") -> None:
         self._lib = core.lib()
         self._h = ctypes.c_void_p()
         core.check(self._lib.ks_conform_new(variant.encode(), nr_cpus, hz, keep, ctypes.byref(self._h)))
+        if scan_at not in SCAN_AT:
+            raise ValueError(f"scan_at {scan_at!r}: one of {', '.join(SCAN_AT)}")
+        core.check(self._lib.ks_conform_set_scan_at(self._h, SCAN_AT.index(scan_at)))
         if resync:
             core.check(self._lib.ks_conform_set_resync(self._h, 1))
 
@@ -53,7 +63,9 @@ class Conform:
     def summary(self) -> dict[str, Any]:
         s = KsConformSummary()
         core.check(self._lib.ks_conform_result(self._h, ctypes.addressof(s)))
-        return {name: getattr(s, name) for name, _ in KsConformSummary._fields_}
+        out = {name: getattr(s, name) for name, _ in KsConformSummary._fields_ if name != "causes"}
+        out["causes"] = {name: int(s.causes[i]) for i, name in enumerate(CAUSES)}
+        return out
 
     def disagreements(self) -> list[dict[str, Any]]:
         out = []
@@ -62,6 +74,7 @@ class Conform:
             core.check(self._lib.ks_conform_disagreement_get(self._h, i, ctypes.addressof(d)))
             out.append({"ts": d.ts_ns / 1e9, "ts_ns": d.ts_ns, "tid": d.tid, "tgid": d.tgid, "cpu": d.cpu,
                         "kernel_cid": d.kernel_cid, "model_cid": d.model_cid, "gap_near": bool(d.gap_near),
+                        "cause": CAUSES[d.cause] if 0 <= d.cause < len(CAUSES) else "?",
                         "why": core.text(d.why)})
         return out
 

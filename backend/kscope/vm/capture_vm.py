@@ -196,7 +196,13 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
             "memory_mib": str(req.memory_mib), "events": ",".join(enabled), "workload": work.name,
             "command": " ".join(argv), "seconds": f"{req.seconds:.3f}", "result": result,
             "exit": str(status), "cmdline": f"{qemu.KERNEL_CMDLINE} {req.cmdline}".strip(),
+            "scope": "system-wide", "trace_clock": "global",
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if "stats" in found:  # per-CPU ring-buffer statistics (guest.py): did the kernel drop events?
+        stats = guest.parse_stats(found["stats"])
+        meta["cpu_stats"] = ";".join(f"{cpu}:" + ",".join(f"{k}={v}" for k, v in row.items())
+                                     for cpu, row in stats.items())
+        meta["dropped_events"] = str(sum(r.get("dropped", 0) + r.get("overrun", 0) for r in stats.values()))
     header = _header(meta, sysfs)
     header_lines = header.count(b"\n")
     if header_lines >= DETECT_SCAN_LINES:

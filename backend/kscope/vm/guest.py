@@ -2,16 +2,19 @@
 
 /init (busybox sh) mounts proc, sys, devtmpfs and tracefs, prints the boot
 marker on the console (the host's sign that this accelerator works), enables
-the tracepoints for the workload's process and its threads/children only
-(set_event_pid + event-fork, as `kscope capture -- CMD` does; a sched_switch
-is kept when either side is one of them), runs the workload once (killed if it
-overstays a limit), stops tracing, and writes sections to the data port
-(ttyS1, a file on the host) between serial.py's markers:
+the tracepoints for every task (as `kscope capture` does: a pid filter would
+drop the switches between other tasks - the kworkers and the migration
+stoppers a workload's threads alternate with - and leave gaps in each CPU's
+switch sequence; the guest runs little else), with the "global" trace clock (one
+clock for all CPUs), runs the workload once (killed if it overstays a limit),
+stops tracing, and writes sections to the data port (ttyS1, a file on the host)
+between serial.py's markers:
 
     uname     the guest kernel release
     events    tracefs set_event: the tracepoints actually enabled
     workload  the workload's own output (its summary line)
     topology  "<path>\\t<first line>" for the sysfs files ks_topology_from_sysfs reads
+    stats     "cpuN entries: E overrun: O dropped events: D" per CPU (per_cpu/cpuN/stats)
     trace     the tracefs `trace` text
 
 then powers off (QEMU runs with -no-reboot, so a panic ends the run too).
@@ -43,14 +46,14 @@ T={tracefs}
 echo 0 > $T/tracing_on
 echo {buffer_kb} > $T/buffer_size_kb
 echo 1 > $T/options/record-tgid
+echo global > $T/trace_clock
 echo > $T/trace
 for e in {events}; do
   echo 1 > $T/events/${{e%%:*}}/${{e#*:}}/enable 2>/dev/null || echo "kscope-guest: no tracepoint $e"
 done
 {filters}
-echo 1 > $T/options/event-fork
 echo 1 > $T/tracing_on
-timeout -s KILL {limit} sh -c 'echo $$ > {tracefs}/set_event_pid; exec "$@"' kscope-run {argv} > /tmp/workload.out 2>&1
+timeout -s KILL {limit} {argv} > /tmp/workload.out 2>&1
 echo "exit=$?" >> /tmp/workload.out
 echo 0 > $T/tracing_on
 stty -F {port} raw -echo 2>/dev/null
@@ -64,6 +67,9 @@ section() {{ echo "{begin_fmt}"; cat; echo; echo "{end_fmt}"; }}
            /sys/devices/system/node/node[0-9]*/cpulist; do
     [ -f "$f" ] && printf '%s\t%s\n' "$f" "$(head -n 1 "$f" 2>/dev/null)"
   done | section topology
+  for d in $T/per_cpu/cpu[0-9]*; do
+    echo "${{d##*/}} $(grep -E '^(entries|overrun|dropped events):' $d/stats | tr '\n' ' ')"
+  done | section stats
   cat $T/trace | section trace
 }} > {port}
 echo "{done}"
@@ -104,3 +110,19 @@ def build_initramfs(busybox: Path, binaries: dict[str, Path], init: str, out: Pa
         archive.file(f"work/{name}", path.read_bytes(), 0o755)
     archive.file("init", init.encode(), 0o755)
     return initramfs.write_gz(archive, out)
+
+
+def parse_stats(text: str) -> dict[int, dict[str, int]]:
+    """The stats section -> {cpu: {"entries": E, "overrun": O, "dropped": D}} (as capture.cpu_stats)."""
+    out: dict[int, dict[str, int]] = {}
+    for line in text.splitlines():
+        name, _, rest = line.strip().partition(" ")
+        if not name.startswith("cpu") or not name[3:].isdigit():
+            continue
+        words = rest.replace("dropped events:", "dropped:").split()
+        row = {}
+        for key, value in zip(words[0::2], words[1::2]):
+            if key.endswith(":") and value.isdigit():
+                row[key[:-1]] = int(value)
+        out[int(name[3:])] = row
+    return out

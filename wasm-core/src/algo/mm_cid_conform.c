@@ -17,14 +17,15 @@
  *     the simulator creates its t=0 tasks) at the first event's time, switched
  *     in on a CPU when an event first names them current there (a cold start);
  *   - affinity: sched_setaffinity is not traced. A task may run on every CPU,
- *     except that a task preempted by the migration stopper (migration/N) and
- *     switched in next on another CPU is taken as pinned there (a thread pinning
- *     itself: affine_move_task) and moved right after the stopper's switch-in,
- *     as the stopper does (the sched_migrate_task of such moves is recorded with
- *     the stopper current, so pid-filtered captures lose it). Seen later on a CPU
- *     outside that pin, it may run anywhere again. mm->cpus_allowed (a union that
- *     never shrinks) is therefore all CPUs; the pin matters for 6.12's
- *     migrate-to test, mm_users >= t->nr_cpus_allowed;
+ *     except that a task the migration stopper (migration/N) moves is taken as
+ *     pinned where it lands (a thread pinning itself: affine_move_task). The move
+ *     is the sched_migrate_task recorded while the stopper is current; where the
+ *     trace lacks it (pid-filtered captures drop it) a task preempted by the
+ *     stopper and switched in next on another CPU is moved right after the
+ *     stopper's switch-in, as the stopper does. Seen later on a CPU outside that
+ *     pin, it may run anywhere again. mm->cpus_allowed (a union that never
+ *     shrinks) is therefore all CPUs; the pin matters for 6.12's migrate-to
+ *     test, mm_users >= t->nr_cpus_allowed;
  *   - the tick: on a grid of 1/hz from time 0 (the kernel's jiffies, which all
  *     CPUs share), each CPU whose current task belongs to a known mm runs the
  *     model's tick hook (task_tick_mm_cid: the scan at most every 100 ms). A
@@ -138,6 +139,7 @@ typedef struct conform_task {
     uint64_t last_ts;
     uint64_t gap_ts;        /* its last gap (0 none) */
     uint64_t slot_idle_ns;  /* at its last switch-in: how long its CPU's cid had been unused */
+    int32_t prompted;       /* switched in, migrated or forked since its last rseq_update */
 } conform_task;
 
 typedef struct conform_cpu {
@@ -157,6 +159,11 @@ struct ks_conform {
     imap pid_tgid;          /* pid -> tgid, learned from every record's TGID column */
     imap tgid_mm;           /* tgid -> mm index */
     imap rseq_tgid;         /* tgids with rseq_updates (value 1) */
+    imap mm_born;           /* mm -> 1: created by a fork in the trace; 0: existed before it */
+    imap mm_disagreed;      /* mm -> 1: had a disagreement (later ones may cascade) */
+    imap scan_drop;         /* mm * nr_cpus + cpu -> cid + 1 the model's scan dropped there,
+                               unused < 100 ms + 1 tick (borderline) */
+    imap compared_on;       /* task * nr_cpus + cpu -> 1: the task was compared on that CPU */
     int32_t hz;
     uint64_t tick_ns, next_tick;
     uint64_t start_ns, last_ts;
@@ -165,6 +172,7 @@ struct ks_conform {
     ks_conform_disagreement *kept;
     int32_t max_kept;
     int32_t resync;
+    int32_t scan_at;        /* KS_CONFORM_SCAN_AT_* */
 };
 
 /* Grows the host's and the model's task tables to hold at least need tasks. */
@@ -241,6 +249,7 @@ static int32_t new_task(ks_conform *c, int32_t pid, int32_t parent, int32_t cpu,
         return -1;
     h->core.nr_tasks++;
     int32_t tgid = imap_get(&c->pid_tgid, pid, -1);
+    int32_t known_mms = (int32_t)c->tgid_mm.len;
     h->tasks[t] = (sim_task){ .tid = pid, .tgid = tgid, .mm = mm_of_tgid(c, tgid), .proc = -1,
                               .policy = KS_SCHED_NORMAL, .prio = SCHED_NORMAL_PRIO,
                               .state = KS_TASK_SLEEPING, .cpu = cpu, .mask = 0,
@@ -248,6 +257,8 @@ static int32_t new_task(ks_conform *c, int32_t pid, int32_t parent, int32_t cpu,
                               .parent = parent };
     if (comm)
         memcpy(h->tasks[t].comm, comm, KS_COMM_LEN);
+    if (h->tasks[t].mm >= 0 && (int32_t)c->tgid_mm.len > known_mms)   /* this task made the mm */
+        imap_put(&c->mm_born, h->tasks[t].mm, forked);
     c->ctasks[t] = (conform_task){ .forked = forked, .last_path = -1, .last_cpu = -1 };
     c->sum.nr_tasks = h->core.nr_tasks;
     /* A task alive before the trace is created as at its start (the simulator's t=0). */
@@ -339,6 +350,7 @@ static void do_switch(ks_conform *c, int32_t prev, int32_t next, int32_t cpu)
     if (next >= 0) {
         h->tasks[next].state = KS_TASK_RUNNING;
         c->ctasks[next].ran = 1;
+        c->ctasks[next].prompted = 1;       /* rseq_preempt / rseq_migrate */
         note_decision(c, next, seq);
     }
 }
@@ -412,10 +424,38 @@ static void reconcile(ks_conform *c, const ks_event *ev, int32_t pid)
     do_switch(c, believed, named, cpu);
 }
 
-/* Runs the ticks of the 1/hz grid up to and including ts. */
+/* task_tick_mm_cid / task_mm_cid_work for task curr on cpu at the replay's current time
+ * (the model checks mm->mm_cid_next_scan itself); counts scans, notes borderline drops. */
+static void run_scan_hook(ks_conform *c, int32_t cpu, int32_t curr)
+{
+    ks_sim *h = &c->host;
+    uint64_t seq = c->st->hdr.log_seq;
+    mm_cid_ops.tick(c->st, h, cpu, curr);
+    const mm_cid_state *st = c->st;
+    for (uint64_t s = seq; s < st->hdr.log_seq; s++) {
+        if (s < st->log_first_seq || s >= st->log_first_seq + st->log_len)
+            continue;
+        const ks_mm_cid_record *r = &st->log[s - st->log_first_seq];
+        if (r->path == KS_MM_CID_SCAN)
+            c->sum.scans++;
+        else if (r->path == KS_MM_CID_SCAN_DROPPED_OLD && r->cid >= 0 &&
+                 r->age_ns < SCHED_MM_CID_PERIOD_NS + c->tick_ns)
+            /* a borderline drop: the kernel's scan, a tick off, may have kept it */
+            imap_put(&c->scan_drop, h->tasks[curr].mm * h->nr_cpus + r->cpu, r->cid + 1);
+    }
+}
+
+/* AT_TICK (replaying kscope's simulator): the ticks of the 1/hz grid up to and including
+ * ts, each running the scan hook on every CPU whose current task has an mm, as the
+ * simulator does. AT_RETURN (a real kernel) does not use the grid: the kernel's ticks
+ * have a phase the trace does not give, and a grid tick landing in a short run the real
+ * tick missed would scan where the kernel did not. The scan runs where the trace shows
+ * that task_work ran instead (on_rseq). */
 static void run_ticks(ks_conform *c, uint64_t ts)
 {
     ks_sim *h = &c->host;
+    if (c->scan_at != KS_CONFORM_SCAN_AT_TICK)
+        return;
     while (c->next_tick <= ts) {
         int any = 0;
         for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
@@ -426,14 +466,8 @@ static void run_ticks(ks_conform *c, uint64_t ts)
                 h->core.now = c->next_tick;
                 any = 1;
             }
-            uint64_t seq = c->st->hdr.log_seq;
-            mm_cid_ops.tick(c->st, h, cpu, curr);
             c->sum.ticks++;
-            const mm_cid_state *st = c->st;
-            for (uint64_t s = seq; s < st->hdr.log_seq; s++)
-                if (s >= st->log_first_seq && s < st->log_first_seq + st->log_len &&
-                    st->log[s - st->log_first_seq].path == KS_MM_CID_SCAN)
-                    c->sum.scans++;
+            run_scan_hook(c, cpu, curr);
         }
         if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
             c->next_tick = (ts / c->tick_ns) * c->tick_ns;
@@ -441,7 +475,100 @@ static void run_ticks(ks_conform *c, uint64_t ts)
     }
 }
 
-static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int32_t model_cid)
+static const char *const cause_names[KS_CONFORM_CAUSE_COUNT] = {
+    "unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade",
+    "same_time_order",
+};
+
+#define CONFORM_RESOLUTION_NS 1000ull  /* ftrace text prints microseconds */
+
+/* Whether the model logged a change to this mm's cids on another CPU within the trace's
+ * timestamp resolution before the task's last decision (the log is in time order). */
+static int same_time_change(const ks_conform *c, int32_t t)
+{
+    const conform_task *ct = &c->ctasks[t];
+    const mm_cid_state *st = c->st;
+    int32_t tgid = c->host.tasks[t].tgid;
+    if (ct->last_path < 0)
+        return 0;
+    for (uint32_t i = st->log_len, n = 0; i > 0 && n < 256; i--, n++) {
+        const ks_mm_cid_record *r = &st->log[i - 1];
+        if (r->ts_ns + CONFORM_RESOLUTION_NS < ct->last_ts)
+            break;
+        if (r->tgid != tgid || r->cpu == ct->last_cpu || r->cpu < 0 || r->ts_ns > ct->last_ts)
+            continue;
+        switch (r->path) {
+        case KS_MM_CID_EXIT_PUT:
+        case KS_MM_CID_PUT_LAZY:
+        case KS_MM_CID_FIRST_FREE:
+        case KS_MM_CID_RECENT_CID:
+        case KS_MM_CID_EXPAND_MAX_NR_CID:
+        case KS_MM_CID_MIGRATE_TAKEN_FROM_SRC:
+        case KS_MM_CID_MIGRATE_SRC_DROPPED:
+            return 1;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+const char *ks_conform_cause_name(int32_t cause)
+{
+    return cause >= 0 && cause < KS_CONFORM_CAUSE_COUNT ? cause_names[cause] : "?";
+}
+
+static int is_allocation(int32_t path)
+{
+    return path == KS_MM_CID_FIRST_FREE || path == KS_MM_CID_RECENT_CID ||
+           path == KS_MM_CID_EXPAND_MAX_NR_CID;
+}
+
+/* Whether the kernel's cid kcid is, in the model, held by a CPU slot of t's mm unused for
+ * >= 100 ms - 1 tick: a scan the trace did not show would have freed it for t. */
+static int idle_holder(const ks_conform *c, int32_t t, int32_t kcid)
+{
+    mm_cid_mm *m = mm_cid_mm_of(c->st, c->host.tasks[t].mm);
+    uint64_t now = c->host.core.now;
+    if (!m || kcid < 0)
+        return 0;
+    for (int32_t cpu = 0; cpu < c->st->nr_cpus; cpu++)
+        if (m->pcpu[cpu].cid == kcid && mm_cid_curr_of_mm(c->st, &c->host, m, cpu) < 0 &&
+            now + c->tick_ns >= m->pcpu[cpu].time + SCHED_MM_CID_PERIOD_NS)
+            return 1;
+    return 0;
+}
+
+/* The first cause that applies (conform.h lists them, in this order). drop_cid: the cid the
+ * model's scan dropped from this CPU's slot since the last comparison there (-1 none). */
+static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int32_t drop_cid,
+                        int first_on_cpu)
+{
+    const conform_task *ct = &c->ctasks[t];
+    const conform_cpu *cc = &c->cpus[ev->cpu];
+    int32_t mm = c->host.tasks[t].mm;
+    int near_cpu = cc->gap_ts && ev->ts_ns - cc->gap_ts <= CONFORM_NEAR_NS;
+    int near_task = ct->gap_ts && ev->ts_ns - ct->gap_ts <= CONFORM_NEAR_NS;
+    if (near_cpu || near_task)
+        return KS_CONFORM_MISSING_EVENTS;
+    if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID &&
+        ct->slot_idle_ns + c->tick_ns >= SCHED_MM_CID_PERIOD_NS)
+        return KS_CONFORM_SCAN_NOT_VISIBLE;
+    if (is_allocation(ct->last_path) && drop_cid >= 0 && drop_cid == ev->u.rseq_update.mm_cid)
+        return KS_CONFORM_SCAN_NOT_VISIBLE;
+    if (is_allocation(ct->last_path) && idle_holder(c, t, ev->u.rseq_update.mm_cid))
+        return KS_CONFORM_SCAN_NOT_VISIBLE;
+    if (same_time_change(c, t))
+        return KS_CONFORM_SAME_TIME_ORDER;
+    if (!imap_get(&c->mm_born, mm, 0) && first_on_cpu)
+        return KS_CONFORM_STATE_BEFORE_TRACE;
+    if (imap_get(&c->mm_disagreed, mm, 0))
+        return KS_CONFORM_CASCADE;
+    return KS_CONFORM_UNEXPLAINED;
+}
+
+static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int32_t model_cid,
+                              int32_t cause)
 {
     if (c->sum.kept >= c->max_kept)
         return;
@@ -450,10 +577,12 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
     const conform_cpu *cc = &c->cpus[ev->cpu];
     ks_conform_disagreement *d = &c->kept[c->sum.kept++];
     int32_t kcid = ev->u.rseq_update.mm_cid;
+    int near_cpu = cc->gap_ts && ev->ts_ns - cc->gap_ts <= CONFORM_NEAR_NS;
     *d = (ks_conform_disagreement){ .ts_ns = ev->ts_ns, .tid = h->tasks[t].tid,
                                     .tgid = h->tasks[t].tgid, .cpu = ev->cpu,
                                     .kernel_cid = kcid, .model_cid = model_cid,
-                                    .path = ct->last_path };
+                                    .path = ct->last_path, .cause = cause,
+                                    .gap_near = cause == KS_CONFORM_MISSING_EVENTS };
     char *w = d->why;
     size_t left = sizeof d->why;
     int n;
@@ -463,11 +592,44 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
         if (n > 0 && (size_t)n < left) { w += n; left -= (size_t)n; }    \
         else left = 1;                                                   \
     } while (0)
+    /* first the cause, in plain words */
+    switch (cause) {
+    case KS_CONFORM_MISSING_EVENTS:
+        if (near_cpu && cc->gap_out > 0)
+            WHY("trace lacks pid %d's switch-out on CPU %d before %.6f", cc->gap_out, ev->cpu,
+                (double)cc->gap_ts / 1e9);
+        else if (near_cpu)
+            WHY("trace lacks pid %d's switch-in on CPU %d before %.6f", cc->gap_in, ev->cpu,
+                (double)cc->gap_ts / 1e9);
+        else
+            WHY("events of this task missing before %.6f", (double)ct->gap_ts / 1e9);
+        break;
+    case KS_CONFORM_SCAN_NOT_VISIBLE:
+        if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID)
+            WHY("model kept a cid unused %.0f ms; the kernel's 100 ms scan (untraced tick) had "
+                "dropped it", (double)ct->slot_idle_ns / 1e6);
+        else
+            WHY("model's scan had dropped cid %d here; the kernel's (untraced tick) had not yet", kcid);
+        break;
+    case KS_CONFORM_STATE_BEFORE_TRACE:
+        WHY("process existed before the trace: its cids then are unknown");
+        break;
+    case KS_CONFORM_CASCADE:
+        WHY("follows an earlier disagreement in this process");
+        break;
+    case KS_CONFORM_SAME_TIME_ORDER:
+        WHY("another CPU changed this process's cids in the same microsecond: the trace cannot "
+            "order them");
+        break;
+    default:
+        WHY("unexplained");
+        break;
+    }
     if (ct->last_path >= 0)
-        WHY("model %s cid %d on CPU %d at %.6f; kernel gave %d", ks_mm_cid_path_name(ct->last_path),
+        WHY("; model %s %d on CPU %d at %.6f, kernel %d", ks_mm_cid_path_name(ct->last_path),
             model_cid, ct->last_cpu, (double)ct->last_ts / 1e9, kcid);
     else
-        WHY("model has cid %d (no allocation seen); kernel gave %d", model_cid, kcid);
+        WHY("; model %d (no allocation seen), kernel %d", model_cid, kcid);
     mm_cid_mm *m = mm_cid_mm_of(c->st, h->tasks[t].mm);
     if (m && kcid >= 0 && kcid < c->st->nr_cpus) {
         int32_t owner = -1;
@@ -475,27 +637,11 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
             if (m->pcpu[cpu].cid == kcid)
                 owner = cpu;
         if (owner >= 0)
-            WHY("; in the model cid %d is CPU %d's", kcid, owner);
+            WHY("; in the model %d is CPU %d's", kcid, owner);
         else if (!cpumask_test(&m->cidmask, kcid))
-            WHY("; in the model cid %d is free", kcid);
+            WHY("; in the model %d is free", kcid);
     }
-    if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID && ct->slot_idle_ns >= SCHED_MM_CID_PERIOD_NS)
-        WHY("; that cid had been unused %.0f ms: a kernel scan (ticks are not traced) may have "
-            "dropped it", (double)ct->slot_idle_ns / 1e6);
-    int near_cpu = cc->gap_ts && ev->ts_ns - cc->gap_ts <= CONFORM_NEAR_NS;
-    int near_task = ct->gap_ts && ev->ts_ns - ct->gap_ts <= CONFORM_NEAR_NS;
-    if (near_cpu && cc->gap_out > 0)
-        WHY("; the trace lacks the switch-out of pid %d on CPU %d before %.6f", cc->gap_out,
-            ev->cpu, (double)cc->gap_ts / 1e9);
-    else if (near_cpu)
-        WHY("; the trace lacks the switch-in of pid %d on CPU %d before %.6f", cc->gap_in,
-            ev->cpu, (double)cc->gap_ts / 1e9);
-    else if (near_task)
-        WHY("; events of this task are missing before %.6f", (double)ct->gap_ts / 1e9);
-    if (!ct->forked)
-        WHY("; task alive before the trace");
 #undef WHY
-    d->gap_near = near_cpu || near_task;
 }
 
 /* Resync (ks_conform_set_resync): after a disagreement the model adopts the kernel's cid
@@ -555,18 +701,46 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
         c->sum.unknown_mm++;
         return;
     }
+    /* Return to user space (resume_user_mode_work): task_work first, then
+     * rseq_handle_notify_resume, which records this event. An rseq_update with no
+     * switch-in or migration of its task since its last one was raised by task_work_add's
+     * TIF_NOTIFY_RESUME (or a signal): a tick hit the task while it ran and queued
+     * task_mm_cid_work if the mm's scan was due (task_tick_mm_cid); it runs here, just
+     * before this event. (A tick that also preempted the task leaves no such mark: its
+     * work runs unseen at the task's next return.) */
+    conform_task *ct = &c->ctasks[t];
+    int unprompted = !ct->prompted;
+    ct->prompted = 0;
+    if (unprompted) {
+        c->sum.unprompted++;
+        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host.rqs[ev->cpu].curr == t) {
+            c->sum.ticks++;
+            run_scan_hook(c, ev->cpu, t);
+        }
+    }
     if (ev->u.rseq_update.mm_cid < 0) {
         c->sum.no_cid++;
         return;
     }
     int32_t model = mm_cid_ops.mm_cid(c->st, &c->host, t);
     c->sum.compared++;
+    /* what the model's scan dropped here since the last comparison (consumed now) */
+    int32_t mm = c->host.tasks[t].mm, nr = c->host.nr_cpus;
+    int32_t drop_cid = imap_get(&c->scan_drop, mm * nr + ev->cpu, 0) - 1;
+    if (drop_cid >= 0)
+        imap_put(&c->scan_drop, mm * nr + ev->cpu, 0);
+    int first_on_cpu = !imap_get(&c->compared_on, t * nr + ev->cpu, 0);
+    if (first_on_cpu)
+        imap_put(&c->compared_on, t * nr + ev->cpu, 1);
     if (model == ev->u.rseq_update.mm_cid) {
         c->sum.agree++;
         return;
     }
     c->sum.disagree++;
-    keep_disagreement(c, ev, t, model);
+    int32_t cause = classify(c, ev, t, drop_cid, first_on_cpu);
+    c->sum.causes[cause]++;
+    keep_disagreement(c, ev, t, model, cause);
+    imap_put(&c->mm_disagreed, mm, 1);
     if (c->resync)
         resync(c, t, ev->cpu, ev->u.rseq_update.mm_cid);
 }
@@ -614,7 +788,14 @@ static void on_event(ks_conform *c, const ks_event *ev)
         int32_t t = task_of(c, m->pid, m->orig_cpu, m->comm);
         if (t < 0)
             break;
+        /* moved by the stopper (migration/N current): taken as pinned at dest, as when the
+         * trace lacks the move (stopper_migration) */
+        if (strncmp(ev->comm, "migration/", 10) == 0 && m->orig_cpu != m->dest_cpu) {
+            c->sum.stopper_migrations++;
+            pin_task(c, t, m->dest_cpu);
+        }
         h->tasks[t].cpu = m->dest_cpu;
+        c->ctasks[t].prompted = 1;          /* rseq_migrate */
         mm_cid_ops.migrate(c->st, h, t, m->orig_cpu, m->dest_cpu);
         break;
     }
@@ -656,6 +837,10 @@ void ks_conform_free(ks_conform *c)
     imap_free(&c->pid_tgid);
     imap_free(&c->tgid_mm);
     imap_free(&c->rseq_tgid);
+    imap_free(&c->mm_born);
+    imap_free(&c->mm_disagreed);
+    imap_free(&c->scan_drop);
+    imap_free(&c->compared_on);
     free(c);
 }
 
@@ -755,6 +940,8 @@ int32_t ks_conform_feed(ks_conform *c, const ks_event *evs, uint32_t n)
             const ks_event *f = &evs[j];
             if (f->ts_ns > e->ts_ns + 1000000000ull)
                 break;                          /* look at most 1 s ahead (bounded cost) */
+            if (f->type == KS_EV_SCHED_MIGRATE_TASK && f->u.sched_migrate_task.pid == pid)
+                break;                          /* recorded: the migrate event moves it */
             if (f->type != KS_EV_SCHED_SWITCH)
                 continue;
             if (f->u.sched_switch.next_pid == pid)
@@ -775,6 +962,14 @@ int32_t ks_conform_feed(ks_conform *c, const ks_event *evs, uint32_t n)
             stopper_migration(c, act[3 * i], act[3 * i + 1], act[3 * i + 2]);
     }
     free(act);
+    return KS_OK;
+}
+
+int32_t ks_conform_set_scan_at(ks_conform *c, int32_t when)
+{
+    if (!c || (when != KS_CONFORM_SCAN_AT_TICK && when != KS_CONFORM_SCAN_AT_RETURN))
+        return KS_ERR_INVALID_ARG;
+    c->scan_at = when;
     return KS_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * intermittent: seed 000's benchmark shape (mm_cid cache locality, 7e019dc).
  *
- * T threads, thread i pinned to CPU i % ncpu. They run one at a time, in a
+ * T threads, thread i pinned to CPU i % ncpu (PIN=0: not pinned, the
+ * scheduler places them). They run one at a time, in a
  * fresh random order each round, with DELAY ms of idle time between turns:
  * exactly the "intermittent" pattern where per-CPU mm_cid references expire
  * (the 100 ms window) before the thread comes back. On its turn a thread
@@ -11,7 +12,7 @@
  * The kernel's rseq:rseq_update tracepoint records the same mm_cid, so the
  * trace shows which concurrency id each thread got on each CPU.
  *
- * usage: intermittent THREADS DELAY_MS SECONDS   (prints one summary line)
+ * usage: intermittent THREADS DELAY_MS SECONDS [PIN=1]   (prints one summary line)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -37,6 +38,7 @@ struct turnstile {
 static struct turnstile ts = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, 0 };
 static uint8_t *areas;
 static int ncpu;
+static int pin = 1;
 static uint64_t burst_ns[MAX_THREADS], bursts[MAX_THREADS];
 static int last_cid[MAX_THREADS];
 
@@ -81,7 +83,8 @@ static void *worker(void *arg)
 
 	CPU_ZERO(&set);
 	CPU_SET(self % ncpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (pin)
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	pthread_mutex_lock(&ts.lock);
 	for (;;) {
 		while (ts.turn != self && ts.turn != -2)
@@ -120,8 +123,11 @@ int main(int argc, char **argv)
 	uint64_t end, total_ns = 0, total = 0;
 	unsigned int seed = 1;
 
+	if (argc > 4)
+		pin = atoi(argv[4]) != 0;
+
 	if (threads < 1 || threads > MAX_THREADS || delay_ms < 0) {
-		fprintf(stderr, "usage: intermittent THREADS(1..%d) DELAY_MS SECONDS\n", MAX_THREADS);
+		fprintf(stderr, "usage: intermittent THREADS(1..%d) DELAY_MS SECONDS [PIN=1]\n", MAX_THREADS);
 		return 2;
 	}
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -152,8 +158,8 @@ int main(int argc, char **argv)
 		total_ns += burst_ns[i];
 		total += bursts[i];
 	}
-	printf("intermittent: threads=%d delay_ms=%d bursts=%llu mean_burst_ns=%llu rseq=%s cids=",
-	       threads, delay_ms, (unsigned long long)total,
+	printf("intermittent: threads=%d pinned=%d delay_ms=%d bursts=%llu mean_burst_ns=%llu rseq=%s cids=",
+	       threads, pin, delay_ms, (unsigned long long)total,
 	       (unsigned long long)(total ? total_ns / total : 0), __rseq_size ? "yes" : "no");
 	for (int i = 0; i < threads; i++)
 		printf("%s%d", i ? "," : "", last_cid[i]);
