@@ -175,6 +175,7 @@ export type ApiPath =
   | "/api/topologies/{name}"
   | "/api/traces"
   | "/api/traces/{trace_id}"
+  | "/api/traces/{trace_id}/conform"
   | "/api/traces/{trace_id}/events"
   | "/api/traces/{trace_id}/progress"
   | "/api/traces/{trace_id}/sql"
