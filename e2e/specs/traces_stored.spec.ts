@@ -9,7 +9,6 @@ import { artifacts, recordConsoleErrors } from './page_helper';
 const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
 const VM16 = new URL('../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
 const EXPECTED4 = JSON.parse(readFileSync(`${THREADS4}.expected.json`, 'utf-8'));
-const CONFORM_FIXTURE = readFileSync(new URL('../../frontend/src/core/conform_fixture.json', import.meta.url), 'utf-8');
 
 async function upload(page: Page, file: string): Promise<void> {
   const name = file.split('/').pop()!;
@@ -150,30 +149,54 @@ test('compare two stored traces in lockstep, with per-CPU differences', async ({
 
 test('check against model: agreement, diamonds on the timeline, the selected disagreement explained', async ({ page }) => {
   const errors = recordConsoleErrors(page);
-  // The conform helper's route (GET /api/traces/{id}/conform) is not on this branch yet:
-  // the browser gets the contract-shaped fixture (`kscope conform` on this very file).
-  let asked = '';
-  await page.route('**/api/traces/*/conform?*', (route) => {
-    asked = route.request().url();
-    return route.fulfill({ status: 200, contentType: 'application/json', body: CONFORM_FIXTURE });
-  });
+  // The 6.12 VM capture: 340 rseq updates, a few the v6.12 model explains otherwise (traces/conformance.json).
   await page.goto('/traces');
   await upload(page, VM16);
   await openStored(page, 'intermittent8-linux6.12-vm16.txt');
+  await expect(page).toHaveURL(/trace=[0-9a-f]+/);
+  const id = await page.evaluate(() => new URLSearchParams(location.search).get('trace'));
+  expect(id).toMatch(/^[0-9a-f]+$/);
   await page.getByTestId('conform-run').click();
-  await expect(page.getByTestId('conform-agreement')).toHaveText('48.5 % (165 of 340 rseq updates)');
-  expect(asked).toContain('algo=mm_cid');
+  // The same figure the conform route gives (computed on the server from the stored events).
+  const res = await page.request.get(`/api/traces/${id}/conform`, { params: { algo: 'mm_cid' },
+    headers: { 'X-Kscope-Token': await token(page) } });
+  expect(res.ok()).toBe(true);
+  const doc = await res.json();
+  expect(doc.disagreements.length).toBeGreaterThan(0);
+  await expect(page.getByTestId('conform-agreement')).toHaveText(
+    `${(doc.agreement * 100).toFixed(1)} % (${doc.agree} of ${doc.rseq_updates} rseq updates)`, { timeout: 20_000 });
   await expect(page.getByTestId('conform')).toContainText('MODELLED');
   await expect(page.getByTestId('conform')).toContainText('MEASURED');
+  await expect(page.getByTestId('conform')).toContainText(`mm_cid model ${doc.variant}`);
+  // ] steps to the first disagreement: the narration gives both cids and the replay's why.
   await page.getByTestId('timeline-canvas').focus();
   await page.keyboard.press(']');
-  await expect(page.getByTestId('conform-narration')).toContainText('the kernel wrote mm_cid 9');
-  await expect(page.getByTestId('conform-model-cid')).toHaveText('7');
-  await expect(page.getByTestId('conform-kernel-cid')).toHaveText('9');
-  await page.keyboard.press(']');
-  await expect(page.getByTestId('conform-narration')).toContainText('CPU 7');
-  await page.waitForTimeout(200);
+  const first = doc.disagreements[0];
+  await expect(page.getByTestId('conform-narration')).toContainText(`the kernel wrote mm_cid ${first.kernel_cid}`);
+  await expect(page.getByTestId('conform-narration')).toContainText(`Why: ${first.why}`);
+  await expect(page.getByTestId('conform-kernel-cid')).toHaveText(String(first.kernel_cid));
+  await expect(page.getByTestId('conform-model-cid')).toHaveText(String(first.model_cid));
+  await expect(page).toHaveURL(new RegExp(`cursor=${first.ts}(&|$)`));
+  // Its diamond is drawn on its CPU's lane at its time: the canvas is vermillion just below the diamond's centre.
+  await page.waitForTimeout(300);
+  const lane = page.getByTestId('lane').filter({ hasText: new RegExp(`^CPU ${first.cpu}$`) });
+  const laneBox = (await lane.boundingBox())!;
+  const pixel = await page.evaluate(({ ts, laneMid }) => {
+    const canvas = document.querySelector('[data-testid="timeline-canvas"]') as HTMLCanvasElement;
+    const [a, b] = (document.querySelector('[data-testid="timeline"]') as HTMLElement).dataset.window!.split('-').map(Number);
+    const r = canvas.getBoundingClientRect();
+    const x = ((ts - a) / (b - a)) * r.width;
+    const dpr = canvas.width / r.width;
+    const d = canvas.getContext('2d')!.getImageData(Math.round(x * dpr), Math.round((laneMid - r.top + 5) * dpr), 1, 1).data;
+    return [d[0], d[1], d[2]];
+  }, { ts: first.ts, laneMid: laneBox.y + laneBox.height / 2 });
+  // Okabe-Ito vermillion #D55E00, give or take anti-aliasing.
+  [0xd5, 0x5e, 0x00].forEach((want, k) => expect(Math.abs(pixel[k] - want)).toBeLessThan(24));
   await page.screenshot({ path: `${artifacts}traces-conform.png` });
+  if (doc.disagreements.length > 1) {
+    await page.getByTestId('conform-next').click();
+    await expect(page.getByTestId('conform-narration')).toContainText(`CPU ${doc.disagreements[1].cpu}`);
+  }
   expect(errors).toEqual([]);
 });
 

@@ -224,12 +224,12 @@ export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
 }
 
 /**
- * GET /{id}/conform (the contract in /work/briefs/traces-contract.md): the raw JSON, checked by
- * trace_conform.ts. Not in ApiPath until the conform route is merged into this branch.
+ * GET /{id}/conform (the contract in /work/briefs/traces-contract.md): the raw JSON (the route
+ * declares no response model, so no generated type), checked by trace_conform.ts.
  */
 export async function fetchConform(id: string, variant = 'auto', signal?: AbortSignal): Promise<unknown> {
   const p = new URLSearchParams({ algo: 'mm_cid', variant })
-  const res = await fetch(`${BASE}/${encodeURIComponent(id)}/conform?${p}`, { headers: headers(), signal })
+  const res = await fetch(`${route('/api/traces/{trace_id}/conform', { trace_id: id })}?${p}`, { headers: headers(), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }

@@ -315,6 +315,12 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     selectMark(stepMark(marks, selectedMark, view.cursor ?? store.t0 - 1, dir))
   }, [marks, selectedMark, view.cursor, store.t0, selectMark])
 
+  // Where the check can run it leads the side panels; where it cannot, a note below them.
+  const conformPanel = (
+    <ConformPanel state={conform} unavailable={unavailable} selected={selectedMark} t0={store.t0} onRun={runConform}
+      onStep={stepConform} />
+  )
+
   return (
     <>
       <p className="summary trace-summary" data-testid="trace-summary">
@@ -358,10 +364,10 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           )}
         </div>
         <aside className="side trace-side">
-          <ConformPanel state={conform} unavailable={unavailable} selected={selectedMark} t0={store.t0} onRun={runConform}
-            onStep={stepConform} />
+          {!unavailable && conformPanel}
           <SelectionPanel store={store} selection={view.selection} />
           <CursorPanel store={store} cursor={view.cursor} />
+          {unavailable && conformPanel}
           <TraceLegend />
         </aside>
       </main>

@@ -32,10 +32,12 @@ export function ConformPanel({ state, unavailable, selected, t0, onRun, onStep }
       <h2>Model vs measured kernel</h2>
       {state.status !== 'done' && (
         <>
-          <p className="hint">
-            Replays this trace’s switches, migrations, forks and exits through the mm_cid model of its kernel version
-            and compares each cid the model gives with the one the kernel recorded (rseq_update).
-          </p>
+          {!unavailable && (
+            <p className="hint">
+              Replays this trace’s switches, migrations, forks and exits through the mm_cid model of its kernel version
+              and compares each cid the model gives with the one the kernel recorded (rseq_update).
+            </p>
+          )}
           <button type="button" className="button" onClick={onRun} disabled={!!unavailable || state.status === 'running'}
             data-testid="conform-run">
             {state.status === 'running' ? 'Checking…' : 'Check against model'}
