@@ -21,11 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from kscope.core.config import get_settings
 from kscope.ingest import formats, records
 from kscope.ingest.sources import Limits, compression_of, decompress
+from kscope.native.columns import ColumnBuilder
+from kscope.native.events import EVENT_SIZE
 
 IDLE_NS = 100_000_000  # SCHED_MM_CID_PERIOD_NS: the 6.12 per-CPU cid reference expires after 100 ms idle
 MM_CID_EVENT = "kscope_mm_cid_get"
@@ -69,9 +72,11 @@ def decode(path: Path) -> pa.Table:
                                                           settings.max_compression_ratio))
         fmt = formats.detect(data, path.name)
         tables: list[pa.Table] = []
+        builder = ColumnBuilder()
 
         def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
-            tables.append(records.to_table(records.as_records(bytes(raw)), bytes(arena)))
+            cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, len(raw) // EVENT_SIZE)
+            tables.append(records.table_of(cols, bytes(arena)))
 
         fmt.decode(data, path.name, on_batch, lambda done: None, threads=1)
     return pa.concat_tables(tables) if tables else records.SCHEMA.empty_table()
