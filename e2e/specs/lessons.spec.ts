@@ -185,7 +185,7 @@ test('an embed URL renders one view of one step, chrome-less', async ({ page }) 
 
 test('kscope export-lesson: the static folder opens from file:// and steps with no backend', async ({ page }) => {
   const out = mkdtempSync(join(tmpdir(), 'kscope-export-e2e-'));
-  const r = spawnSync('../.venv/bin/kscope', ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
+  const r = spawnSync(new URL('../../.venv/bin/kscope', import.meta.url).pathname, ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ lesson: 'mm_cid', steps: 16 });
   const errors = recordConsoleErrors(page);

@@ -12,10 +12,18 @@ import re
 _TOKEN = re.compile(r"([?&]token=)[^&\s\"']+")
 
 
+def _redact(value: object) -> object:
+    return _TOKEN.sub(r"\1***", value) if isinstance(value, str) and "token=" in value else value
+
+
 class RedactTokens(logging.Filter):
+    """Redacts in place: the message and each string argument (uvicorn's access formatter
+    unpacks the arguments, so their number and order are kept)."""
+
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if "token=" in message:
-            record.msg = _TOKEN.sub(r"\1***", message)
-            record.args = ()
+        record.msg = _redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(_redact(a) for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: _redact(v) for k, v in record.args.items()}
         return True
