@@ -76,7 +76,7 @@ export function useLessonPlayer(lesson: Lesson, position: LessonPosition): UseLe
   useEffect(() => {
     if (core.status === 'ready') controller.showStep(runParamsOf(step, toggles), step.at)
     // key names the step and its toggles
-  }, [core, controller, key]) // eslint-disable-line react-hooks/exhaustive-deps
+  }, [core, controller, key])
   const answer = useMemo(
     () => (step.quiz && snapshot.view.runs.length ? quizAnswer(step.quiz, controller.quizRuns(), snapshot.view.time_ns) : null),
     [step, snapshot, controller],

@@ -29,7 +29,9 @@ export interface LessonProblem {
 export class LessonDataError extends Error {
   readonly file: string
   readonly problems: LessonProblem[]
-  constructor(file: string, problems: LessonProblem[]) {
+  constructor(file: string, all: LessonProblem[]) {
+    // A bad default is met by every step that uses it: say it once.
+    const problems = all.filter((p, i) => all.findIndex((q) => q.path === p.path && q.message === p.message) === i)
     super(problems.map((p) => `${file}: ${p.path}: ${p.message}`).join('\n'))
     this.name = 'LessonDataError'
     this.file = file

@@ -114,6 +114,9 @@ export function MmCidLessonPage({ navigate }: { navigate: (href: string) => void
                   <figure key={r.variant} className="picture-figure" style={{ borderTopColor: VARIANT_LOOK[r.variant].colour }}>
                     <figcaption>
                       <strong>{VARIANT_LOOK[r.variant].name}</strong>
+                      {state.toggles.length > 0 && r.variant !== 'v6.12' && (
+                        <span className="lp-toggled"> · with {state.toggles.map((t) => `−${t}`).join(', ')} (bug injected)</span>
+                      )}
                       {!r.view.mm && <span className="hint-inline"> · process not running (no live threads)</span>}
                       <TransferCaption run={r} topology={topology} />
                     </figcaption>

@@ -197,7 +197,6 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
         </>
       )}
     </>
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   ), [ready, snapshot, step, extent, embedView, focusedView, toggles.join('+'), paths, compare])
 
   const stage = (
