@@ -76,3 +76,21 @@ def test_token_bucket() -> None:
     assert conn.admit(0.5, rate=2, burst=4) is True  # one token back after 0.5 s at 2/s
     assert conn.admit(0.5, rate=2, burst=4) is False
     assert sum(conn.admit(100.0, rate=2, burst=4) for _ in range(10)) == 4  # never more than the burst
+
+
+def test_log_filter_redacts_tokens_and_keeps_uvicorns_access_arguments() -> None:
+    import logging
+
+    from uvicorn.logging import AccessFormatter
+
+    from kscope.api.log_filters import RedactTokens
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5", "GET", "/api/traces/x/progress?token=s3cret&a=1", "1.1", 200), None)
+    assert RedactTokens().filter(record)
+    line = AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s', use_colors=False).format(record)
+    assert line == '127.0.0.1:5 - "GET /api/traces/x/progress?token=***&a=1 HTTP/1.1" 200 OK'
+    ws = logging.LogRecord("uvicorn.error", logging.INFO, __file__, 1, '%s - "WebSocket %s" [accepted]',
+                           ("127.0.0.1:5", "/api/rooms/ACDEFG/ws?role=presenter&token=abc-DEF_1"), None)
+    RedactTokens().filter(ws)
+    assert ws.getMessage() == '127.0.0.1:5 - "WebSocket /api/rooms/ACDEFG/ws?role=presenter&token=***" [accepted]'

@@ -187,7 +187,7 @@ test('kscope export-lesson: the static folder opens from file:// and steps with 
   // The export may first (re)build the single-file wasm (emcc, ~20 s on a busy machine) and runs a Vite build.
   test.setTimeout(180_000);
   const out = mkdtempSync(join(tmpdir(), 'kscope-export-e2e-'));
-  const r = spawnSync('../.venv/bin/kscope', ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
+  const r = spawnSync(new URL('../../.venv/bin/kscope', import.meta.url).pathname, ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ lesson: 'mm_cid', steps: 16 });
   const errors = recordConsoleErrors(page);
