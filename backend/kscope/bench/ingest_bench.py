@@ -232,6 +232,15 @@ def _dat_events(path: Path) -> dict[str, int]:
     return {"events": s["events"], "lost_events": s["lost_events"]}
 
 
+def _tracing_in_use() -> bool:
+    from kscope import capture
+
+    try:
+        return bool((capture.TRACEFS / "set_event").read_text().strip())
+    except OSError:
+        return False  # not mounted (yet): the capture mounts it, or refuses
+
+
 def capture_tracedat(events: int, out: Path, attempts: int = 3) -> dict[str, Any]:
     """A real capture of at least `events` scheduler events as a trace.dat (kscope capture
     --trace-cmd: tracefs state saved and restored), or {"skipped": why}. How many events a
@@ -241,6 +250,10 @@ def capture_tracedat(events: int, out: Path, attempts: int = 3) -> dict[str, Any
 
     if os.geteuid() != 0 or shutil.which("trace-cmd") is None:
         return {"skipped": "capturing needs root and trace-cmd"}
+    if _tracing_in_use():
+        # Tracing state is machine-wide: a capture now would save another capture's
+        # state mid-way and "restore" it afterwards.
+        return {"skipped": "tracefs is in use (events enabled): another capture is running"}
     loops = max(1000, math.ceil(events / EVENTS_PER_PIPE_LOOP))
     tries: list[dict[str, Any]] = []
     for _ in range(attempts):
