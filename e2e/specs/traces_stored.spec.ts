@@ -86,6 +86,14 @@ test('a stored trace: summaries zoomed out, exact events zoomed in, the machine 
   await expect(page).toHaveURL(/cursor=\d+/);
   await expect.poll(() => Number(new URL(page.url()).searchParams.get('cursor'))).toBeLessThan(next);
 
+  // Play moves the cursor on (1 ms of trace per second by default), pause stops it.
+  const beforePlay = Number(new URL(page.url()).searchParams.get('cursor'));
+  await page.getByTestId('play').click();
+  await expect(page.getByTestId('play')).toHaveAttribute('aria-pressed', 'true');
+  await expect.poll(() => Number(new URL(page.url()).searchParams.get('cursor')), { timeout: 5_000 }).toBeGreaterThan(beforePlay + 200_000);
+  await page.getByTestId('play').click();
+  await expect(page.getByTestId('play')).toHaveAttribute('aria-pressed', 'false');
+
   // Filter, then reopen the URL in a new tab: the same window, cursor and filter.
   await page.getByTestId('filter-comm').fill('python3');
   await expect(page).toHaveURL(/comm=python3/);
