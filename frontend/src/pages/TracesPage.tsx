@@ -39,12 +39,16 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, actions } = useTraceSession()
   const open = state.open
   const [compare, setCompare] = useState<[string, string] | null>(null)
+  const [compareInitial, setCompareInitial] = useState<{ window: { start: number; end: number } | null; cursor: number | null }>()
 
   // A link with ?trace=ID&from=..&to=.. reopens that stored trace and view (core/trace_url.ts).
   const pending = useRef<TraceUrlState | null>(null)
   useEffect(() => {
     const u = parseTraceUrl(window.location.search)
-    if (u.trace && u.vs) setCompare([u.trace, u.vs])
+    if (u.trace && u.vs) {
+      setCompareInitial({ window: u.window, cursor: u.cursor })
+      setCompare([u.trace, u.vs])
+    }
     else if (u.trace) {
       pending.current = u
       void actions.openServer(u.trace)
@@ -62,10 +66,22 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
     window.history.replaceState(null, '', '/traces')
   }, [actions])
   const openCompare = useCallback((ids: [string, string]) => {
+    setCompareInitial(undefined)
     setCompare(ids)
     window.history.replaceState(null, '', formatTraceUrl({ trace: ids[0], vs: ids[1], window: null, cursor: null,
       filter: { comm: '', pid: '', types: [] }, expanded: [] }))
   }, [])
+
+  // Compare's URL: both ids, and the shared window and cursor in ns since the traces' starts.
+  const compareUrlAt = useRef(0)
+  const onCompareView = useCallback((v: { window: { start: number; end: number } | null; cursor: number | null }) => {
+    if (!compare) return
+    window.clearTimeout(compareUrlAt.current)
+    compareUrlAt.current = window.setTimeout(() => {
+      window.history.replaceState(null, '', formatTraceUrl({ trace: compare[0], vs: compare[1], window: v.window, cursor: v.cursor,
+        filter: { comm: '', pid: '', types: [] }, expanded: [] }))
+    }, URL_WRITE_MS)
+  }, [compare])
 
   if (compare) {
     return (
@@ -73,7 +89,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
         <AppHeader page="traces" navigate={navigate} compact>
           <button type="button" className="button" onClick={close} data-testid="close-trace">Back to the library</button>
         </AppHeader>
-        <CompareView ids={compare} />
+        <CompareView ids={compare} initial={compareInitial} onView={onCompareView} />
       </>
     )
   }
