@@ -86,6 +86,14 @@ test('a stored trace: summaries zoomed out, exact events zoomed in, the machine 
   await expect(page).toHaveURL(/cursor=\d+/);
   await expect.poll(() => Number(new URL(page.url()).searchParams.get('cursor'))).toBeLessThan(next);
 
+  // Play moves the cursor on (1 ms of trace per second by default), pause stops it.
+  const beforePlay = Number(new URL(page.url()).searchParams.get('cursor'));
+  await page.getByTestId('play').click();
+  await expect(page.getByTestId('play')).toHaveAttribute('aria-pressed', 'true');
+  await expect.poll(() => Number(new URL(page.url()).searchParams.get('cursor')), { timeout: 5_000 }).toBeGreaterThan(beforePlay + 200_000);
+  await page.getByTestId('play').click();
+  await expect(page.getByTestId('play')).toHaveAttribute('aria-pressed', 'false');
+
   // Filter, then reopen the URL in a new tab: the same window, cursor and filter.
   await page.getByTestId('filter-comm').fill('python3');
   await expect(page).toHaveURL(/comm=python3/);
@@ -144,6 +152,19 @@ test('compare two stored traces in lockstep, with per-CPU differences', async ({
   expect(Math.abs((await span(1)) - (await span(0)))).toBeLessThanOrEqual(2);
   await page.waitForTimeout(300);
   await page.screenshot({ path: `${artifacts}traces-compare.png` });
+
+  // The URL holds both traces and the shared window (ns since their starts): a new tab shows the same.
+  await expect(page).toHaveURL(/vs=[0-9a-f]+&from=\d+&to=\d+/);
+  const windowA = await sides.nth(0).getAttribute('data-window');
+  const again = await page.context().newPage();
+  await again.goto(page.url());
+  await expect(again.getByTestId('compare-side-B')).toBeVisible({ timeout: 20_000 });
+  const [a0, a1] = windowA!.split('-').map(Number);
+  await expect.poll(async () => {
+    const [b0, b1] = (await again.getByTestId('timeline').first().getAttribute('data-window'))!.split('-').map(Number);
+    return Math.max(Math.abs(b0 - a0), Math.abs(b1 - a1)) / (a1 - a0);
+  }).toBeLessThan(0.002);
+  await again.close();
   expect(errors).toEqual([]);
 });
 

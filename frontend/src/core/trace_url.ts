@@ -5,8 +5,9 @@
  *
  *   trace, vs   stored trace ids (the second: "compare two"); a trace opened
  *               locally is never in a URL (it is not stored anywhere)
- *   from, to    the visible window, absolute trace-clock ns (integers)
- *   cursor      the cursor, absolute ns
+ *   from, to    the visible window, absolute trace-clock ns (integers); with vs
+ *               (two traces lined up at their starts): ns since the starts
+ *   cursor      the cursor, absolute ns (with vs: since the starts)
  *   comm, pid, type   the filter (type by event name)
  *   open        expanded CPU groups (layout.ts keys)
  *

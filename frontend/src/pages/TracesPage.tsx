@@ -23,18 +23,32 @@ import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
 
+/** Play speeds: trace time per second of wall time. */
+const PLAY_SPEEDS = [
+  { ns: 100_000, label: '0.1 ms of trace per second' },
+  { ns: 1_000_000, label: '1 ms of trace per second' },
+  { ns: 10_000_000, label: '10 ms of trace per second' },
+  { ns: 100_000_000, label: '100 ms of trace per second' },
+]
+const PLAY_TICK_MS = 100
+const URL_WRITE_MS = 250
+
 const TRACE_ACCEPT = '.txt,.dat,.html,.htm,.gz,.perf,.trace,text/plain,text/html,application/octet-stream,application/gzip'
 
 export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, actions } = useTraceSession()
   const open = state.open
   const [compare, setCompare] = useState<[string, string] | null>(null)
+  const [compareInitial, setCompareInitial] = useState<{ window: { start: number; end: number } | null; cursor: number | null }>()
 
   // A link with ?trace=ID&from=..&to=.. reopens that stored trace and view (core/trace_url.ts).
   const pending = useRef<TraceUrlState | null>(null)
   useEffect(() => {
     const u = parseTraceUrl(window.location.search)
-    if (u.trace && u.vs) setCompare([u.trace, u.vs])
+    if (u.trace && u.vs) {
+      setCompareInitial({ window: u.window, cursor: u.cursor })
+      setCompare([u.trace, u.vs])
+    }
     else if (u.trace) {
       pending.current = u
       void actions.openServer(u.trace)
@@ -52,10 +66,22 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
     window.history.replaceState(null, '', '/traces')
   }, [actions])
   const openCompare = useCallback((ids: [string, string]) => {
+    setCompareInitial(undefined)
     setCompare(ids)
     window.history.replaceState(null, '', formatTraceUrl({ trace: ids[0], vs: ids[1], window: null, cursor: null,
       filter: { comm: '', pid: '', types: [] }, expanded: [] }))
   }, [])
+
+  // Compare's URL: both ids, and the shared window and cursor in ns since the traces' starts.
+  const compareUrlAt = useRef(0)
+  const onCompareView = useCallback((v: { window: { start: number; end: number } | null; cursor: number | null }) => {
+    if (!compare) return
+    window.clearTimeout(compareUrlAt.current)
+    compareUrlAt.current = window.setTimeout(() => {
+      window.history.replaceState(null, '', formatTraceUrl({ trace: compare[0], vs: compare[1], window: v.window, cursor: v.cursor,
+        filter: { comm: '', pid: '', types: [] }, expanded: [] }))
+    }, URL_WRITE_MS)
+  }, [compare])
 
   if (compare) {
     return (
@@ -63,7 +89,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
         <AppHeader page="traces" navigate={navigate} compact>
           <button type="button" className="button" onClick={close} data-testid="close-trace">Back to the library</button>
         </AppHeader>
-        <CompareView ids={compare} />
+        <CompareView ids={compare} initial={compareInitial} onView={onCompareView} />
       </>
     )
   }
@@ -238,15 +264,46 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     actions.viewport(start, end, width)
   }, [actions])
   const serverId = store.origin.kind === 'server' ? store.origin.id : null
+  // Written at most every URL_WRITE_MS (a throttle, not a debounce: while playing, the view changes
+  // ten times a second and the URL still follows).
+  const lastUrlWrite = useRef(0)
   useEffect(() => {
     if (!serverId) return
-    const t = window.setTimeout(() => {
+    const write = () => {
+      lastUrlWrite.current = performance.now()
       const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
         filter: view.filter, expanded: view.expanded })
       if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
-    }, 250)
+    }
+    const t = window.setTimeout(write, Math.max(0, URL_WRITE_MS - (performance.now() - lastUrlWrite.current)))
     return () => window.clearTimeout(t)
   }, [serverId, view])
+  // Play: the cursor moves forward at `speed` ns of trace per second of wall time, ten
+  // times a second; the view follows it (a window's width, the cursor a tenth in).
+  const [playing, setPlaying] = useState(false)
+  const [speed, setSpeed] = useState(PLAY_SPEEDS[1].ns)
+  const playRef = useRef({ cursor: view.cursor, view, speed })
+  playRef.current = { cursor: view.cursor, view, speed }
+  useEffect(() => {
+    if (!playing) return
+    const tick = window.setInterval(() => {
+      const p = playRef.current
+      const w = lastWindow.current ?? { start: store.t0, end: store.t1 }
+      const from = p.cursor !== null && p.cursor >= w.start && p.cursor <= w.end ? p.cursor : w.start
+      const t = from + p.speed * (PLAY_TICK_MS / 1000)
+      if (t > store.t1) {
+        setPlaying(false)
+        return
+      }
+      if (t > w.end) {
+        const span = w.end - w.start
+        actions.restore({ cursor: t, filter: p.view.filter, expanded: p.view.expanded, want: { start: t - span * 0.1, end: t + span * 0.9 } })
+      } else actions.cursor(t)
+    }, PLAY_TICK_MS)
+    return () => window.clearInterval(tick)
+  }, [playing, store, actions])
+  const togglePlay = useCallback(() => setPlaying((p) => !p), [])
+
   // Step to the next/previous event (keys Shift+← →, and the buttons): from the store, or the server.
   const pendingStep = useRef<{ ts: number; cpu: number; type: number } | null>(null)
   const [stepNote, setStepNote] = useState('')
@@ -351,6 +408,14 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
       <div className="step-bar" role="group" aria-label="Step through events">
         <button type="button" className="button" onClick={() => onStepEvent(-1)} data-testid="step-back" aria-keyshortcuts="Shift+ArrowLeft">◀ previous event</button>
         <button type="button" className="button" onClick={() => onStepEvent(1)} data-testid="step-next" aria-keyshortcuts="Shift+ArrowRight">next event ▶</button>
+        <button type="button" className="button" onClick={togglePlay} data-testid="play" aria-pressed={playing}
+          aria-keyshortcuts="Space">{playing ? '❚❚ pause' : '▶ play'}</button>
+        <label className="hint">
+          speed{' '}
+          <select value={speed} onChange={(e) => setSpeed(Number(e.target.value))} data-testid="play-speed">
+            {PLAY_SPEEDS.map((p) => <option key={p.ns} value={p.ns}>{p.label}</option>)}
+          </select>
+        </label>
         {stepNote && <span className="hint" role="status">{stepNote}</span>}
       </div>
       <main className="trace-main">
@@ -360,7 +425,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
-              onStepEvent={onStepEvent} />
+              onStepEvent={onStepEvent} onTogglePlay={togglePlay} />
           )}
         </div>
         <aside className="side trace-side">
@@ -396,7 +461,7 @@ function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilte
           {EVENT_TYPES.map((t, i) => <option key={t} value={i}>{t === 'generic' ? 'other (generic)' : t}</option>)}
         </select>
       </label>
-      <span className="hint">Keys on the timeline: ← → pan · + − zoom · Home all · Shift+← → events · ↑ ↓ slice on a CPU · Enter zoom to it</span>
+      <span className="hint">Keys on the timeline: ← → pan · + − zoom · Home all · Shift+← → events · ↑ ↓ slice on a CPU · Enter zoom to it · Space play · [ ] model disagreements</span>
     </form>
   )
 }

@@ -8,7 +8,7 @@
  * events); the shared time scale comes from giving both the longer trace's
  * duration, so one zoom transform shows the same relative window on both.
  */
-import { useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import { describeTraceError, queryFilter, useTraceSession, type TraceViewState, type ZoomState } from '../../core/trace_session'
 import { compareRows, fetchCpuStats, signedDelta, totals, type CpuStats } from '../../core/trace_compare'
 import type { TraceStore } from '../../core/trace_store'
@@ -18,15 +18,24 @@ import { Timeline } from '.'
 
 export interface CompareViewProps {
   ids: [string, string]
+  /** A view to restore (from a URL): window and cursor in ns since the traces' starts. */
+  initial?: { window: { start: number; end: number } | null; cursor: number | null }
+  /** The shared view changed (same units), for the URL. */
+  onView?(v: { window: { start: number; end: number } | null; cursor: number | null }): void
 }
 
 type Stats = { status: 'loading' } | { status: 'error'; message: string } | { status: 'done'; a: CpuStats[]; b: CpuStats[] }
 
-export function CompareView({ ids }: CompareViewProps) {
+export function CompareView({ ids, initial, onView }: CompareViewProps) {
   const a = useTraceSession()
   const b = useTraceSession()
   const [zoom, setZoom] = useState<ZoomState>({ k: 1, x: 0 })
-  const [cursorRel, setCursorRel] = useState<number | null>(null)
+  const [cursorRel, setCursorRel] = useState<number | null>(initial?.cursor ?? null)
+  const [want, setWant] = useState(initial?.window ?? null)
+  const [windowRel, setWindowRel] = useState<{ start: number; end: number } | null>(null)
+  useEffect(() => {
+    onView?.({ window: windowRel, cursor: cursorRel })
+  }, [onView, windowRel, cursorRel])
   const [stats, setStats] = useState<Stats>({ status: 'loading' })
   const [boxRef, size] = useElementSize<HTMLDivElement>()
   const { openServer: openA } = a.actions
@@ -47,6 +56,13 @@ export function CompareView({ ids }: CompareViewProps) {
   const span = storeA && storeB ? Math.max(storeA.t1 - storeA.t0, storeB.t1 - storeB.t0, 1) : 1
   const alignedA = useMemo(() => (storeA ? aligned(storeA, span) : null), [storeA, span])
   const alignedB = useMemo(() => (storeB ? aligned(storeB, span) : null), [storeB, span])
+  // Side A's window, relative to its start, goes to the URL (side B shows the same relative window).
+  const viewportOfA = a.actions.viewport
+  const t0A = storeA?.t0 ?? 0
+  const viewportA = useCallback((a0: number, a1: number, w: number) => {
+    setWindowRel((old) => (old && old.start === a0 - t0A && old.end === a1 - t0A ? old : { start: a0 - t0A, end: a1 - t0A }))
+    viewportOfA(a0, a1, w)
+  }, [viewportOfA, t0A])
   const failed = [a, b].find((s) => s.state.open.status === 'error')
 
   const half = size ? Math.max(180, Math.floor((size.height - 8) / 2)) : 0
@@ -64,11 +80,14 @@ export function CompareView({ ids }: CompareViewProps) {
               {' · '}{store.meta.kernel ? `Linux ${store.meta.kernel}` : store.format}
               {' · '}{formatDuration(store.totalSpan)} · {store.totalEvents.toLocaleString('en')} events
             </h2>
-            <Timeline store={store} view={sideView(side.state.view, zoom, cursorRel, store)} filter={queryFilter(side.state.view.filter)}
-              width={size.width} height={half - 28}
-              onZoom={setZoom} onCursor={(t) => setCursorRel(t === null ? null : t - store.t0)} onSelect={side.actions.select}
-              onToggleGroup={side.actions.toggleGroup} overviews={side.state.overviews} loading={side.state.loading}
-              onViewport={side.actions.viewport} />
+            <Timeline store={store}
+              view={{ ...sideView(side.state.view, zoom, cursorRel, store),
+                want: label === 'A' && want ? { start: store.t0 + want.start, end: store.t0 + want.end } : null }}
+              filter={queryFilter(side.state.view.filter)} width={size.width} height={half - 28}
+              onZoom={(z) => { setWant(null); setZoom(z) }} onCursor={(t) => setCursorRel(t === null ? null : t - store.t0)}
+              onSelect={side.actions.select} onToggleGroup={side.actions.toggleGroup} overviews={side.state.overviews}
+              loading={side.state.loading}
+              onViewport={label === 'A' ? viewportA : side.actions.viewport} />
           </section>
         ))}
       </div>

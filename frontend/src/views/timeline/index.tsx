@@ -52,6 +52,8 @@ export interface TimelineProps {
   onStepMark?(dir: 1 | -1): void
   /** Shift+← →: step the cursor to the previous/next event passing the filter (core/trace_step.ts). */
   onStepEvent?(dir: 1 | -1): void
+  /** Space: play / pause the cursor. */
+  onTogglePlay?(): void
 }
 
 /** Where the lanes' busy fractions come from: the store's own events, or the server's summaries. */
@@ -249,6 +251,7 @@ export function Timeline(props: TimelineProps) {
       const index = sliceIndexAt(store, cpu, t)
       if (index >= 0) props.onSelect({ kind: 'slice', cpu, index })
     } else if ((e.key === ']' || e.key === '[') && props.onStepMark) props.onStepMark(e.key === ']' ? 1 : -1)
+    else if (e.key === ' ' && props.onTogglePlay) props.onTogglePlay()
     else if (e.key === 'Escape') props.onSelect(null)
     else if (e.shiftKey && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
       const dir = e.key === 'ArrowRight' ? 1 : -1
