@@ -64,6 +64,15 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
         await waitForStep(page, i);
       }
       const where = `${size.width}x${size.height} step ${i + 1}`;
+      // the fit has settled: the scale does not keep changing (no resize ping-pong; a
+      // redraw a frame later may move it by a hair)
+      const scales: number[] = [];
+      for (let k = 0; k < 3; k++) {
+        await page.waitForTimeout(150);
+        scales.push(Number(await page.getByTestId('lp-stage-fit').getAttribute('data-scale')));
+      }
+      expect(Math.min(...scales), where).toBeGreaterThanOrEqual(0.45);
+      expect(Math.max(...scales) - Math.min(...scales), `${where}: the stage's scale settled (${scales})`).toBeLessThanOrEqual(0.01);
       await page.screenshot({ path: `${artifacts}/present-fit-${size.width}-step${String(i + 1).padStart(2, '0')}.png` });
       await expectInViewport(page, 'lp-back', size, where);
       await expectInViewport(page, 'lp-next', size, where);

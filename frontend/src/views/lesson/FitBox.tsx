@@ -69,17 +69,36 @@ export function FitBox({ className, min, enabled, children, testId }: FitBoxProp
       if (W > 0 && H > 0) {
         const s = largestFittingScale(min, (t) => {
           set(t)
-          return i.scrollHeight * t <= H + 0.5 && i.scrollWidth <= W / t + 0.5
+          // 4 px to spare: scrollHeight rounds, and a drawing sized by aspect ratio lands on fractions
+          return (i.scrollHeight + 4) * t <= H && i.scrollWidth <= W / t + 0.5
         })
         set(s)
       }
       busy = false
     }
-    fit()
-    const observer = new ResizeObserver(() => fit())
+    // A view that redraws a frame later (from its new measured width) can leave the
+    // content a little taller than measured; check for a few frames after each fit.
+    let raf = 0
+    let checks = 0
+    const check = () => {
+      raf = 0
+      const t = Number(o.dataset.scale ?? 1)
+      if ((i.scrollHeight + 4) * t > o.clientHeight) fit()
+      if (++checks < 6) raf = requestAnimationFrame(check)
+    }
+    const fitAndCheck = () => {
+      fit()
+      checks = 0
+      if (!raf) raf = requestAnimationFrame(check)
+    }
+    fitAndCheck()
+    const observer = new ResizeObserver(fitAndCheck)
     observer.observe(o)
     observer.observe(i)
-    return () => observer.disconnect()
+    return () => {
+      observer.disconnect()
+      cancelAnimationFrame(raf)
+    }
   }, [enabled, min])
 
   return (
