@@ -154,6 +154,28 @@ test('a bug toggle reruns the scenario: the picture, the narration and the compu
   expect(errors).toEqual([]);
 });
 
+test('the old migrate-to toggle: a re-pinned thread strands cid 1 on CPU 1, in the numbers and the narration', async ({ page }) => {
+  const errors = recordConsoleErrors(page);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto('/present/mm_cid?step=12');
+  await waitForStep(page, 12);
+  await expect(page.getByTestId('lp-title')).toHaveText('Break it: the old migrate-to test');
+  const cidsInUse = page.getByTestId('mm-numbers').locator('tr', { hasText: 'cids in use' });
+  await expect(cidsInUse).toContainText('3');
+  await expect(page.getByTestId('lesson-narration')).toContainText("CPU 1's cid 1 was freed");
+  const before = await digest(page);
+  await page.screenshot({ path: `${artifacts}/present-1280-migrate-to-off.png` });
+  await page.keyboard.press('t');
+  await expect(page).toHaveURL(/step=12&toggles=task_nr_cpus_allowed$/);
+  await expect(page.getByTestId('lp-picture-v6.13')).toContainText('with −task_nr_cpus_allowed (bug injected)');
+  await expect(cidsInUse).toContainText('4');
+  await expect(page.getByTestId('lesson-narration')).toContainText('so CPU 1 keeps cid 1');
+  await expect(page.getByTestId('lesson-narration')).toContainText('the test from before 7e019dc, injected');
+  await expect.poll(() => digest(page)).not.toBe(before);
+  await page.screenshot({ path: `${artifacts}/present-1280-migrate-to-on.png` });
+  expect(errors).toEqual([]);
+});
+
 test('space after clicking a button moves on, and does not press the button again', async ({ page }) => {
   await page.goto('/present/mm_cid?step=11');
   await waitForStep(page, 11);

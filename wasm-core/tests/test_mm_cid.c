@@ -968,6 +968,60 @@ static void toggle_task_nr_cpus_allowed_keeps_the_source_cid(void)
     test_sim_free(&sc.t);
 }
 
+/* The same case from a workload file, through the simulator: 4 threads allowed all 8 CPUs
+ * pin themselves one per CPU at 0 ms (workload "repin"; the mm's cpus_allowed stays all 8
+ * on 6.13+), then thread 1 re-pins onto CPU 0 at 1000 ms and migrates there at its next
+ * wakeup. v6.13: mm_users 4 < mm->nr_cpus_allowed 8, so migrate-to takes CPU 1's cid; with
+ * "+task_nr_cpus_allowed" 4 >= t->nr_cpus_allowed 1 and CPU 1 keeps it. */
+static const char repin_json[] =
+    "{\"name\": \"repin\", \"duration_ms\": 4000, \"processes\": [{\"kind\": \"intermittent\","
+    " \"comm\": \"rseq-bench\", \"threads\": 4, \"placement\": \"free\", \"index_by\": \"mm_cid\","
+    " \"delay_ms\": 200, \"order\": \"fixed\", \"loops\": 3, \"repin\": ["
+    " {\"thread\": 0, \"at_ms\": 0, \"cpus\": [0]}, {\"thread\": 1, \"at_ms\": 0, \"cpus\": [1]},"
+    " {\"thread\": 2, \"at_ms\": 0, \"cpus\": [2]}, {\"thread\": 3, \"at_ms\": 0, \"cpus\": [3]},"
+    " {\"thread\": 1, \"at_ms\": 1000, \"cpus\": [0]}]}]}";
+
+static const ks_mm_cid_record *repin_migration(test_sim *t)
+{
+    ks_event ev;
+    int32_t produced = 1;
+    while (produced)
+        if (ks_sim_step(t->sim, &ev, &produced) != KS_OK)
+            return NULL;
+    const ks_mm_cid_record *r = ks_mm_cid_log_records(t->sim);
+    for (uint32_t i = 0; i < ks_mm_cid_log_count(t->sim); i++)
+        if (r[i].tid == 1001 && r[i].other_cpu == 1 && r[i].cpu == 0 &&
+            (r[i].path == KS_MM_CID_MIGRATE_KEPT_SRC || r[i].path == KS_MM_CID_MIGRATE_SRC_DROPPED ||
+             r[i].path == KS_MM_CID_MIGRATE_TAKEN_FROM_SRC))
+            return &r[i];
+    return NULL;
+}
+
+static void workload_repin_shows_the_migrate_to_toggle(void)
+{
+    test_sim fixed = test_sim_new("classroom-8", repin_json, 1, "mm_cid:v6.13");
+    test_sim old = test_sim_new("classroom-8", repin_json, 1, "mm_cid:v6.13+task_nr_cpus_allowed");
+    CHECK_EQ_INT(fixed.status, KS_OK);
+    CHECK_EQ_INT(old.status, KS_OK);
+    if (fixed.status != KS_OK || old.status != KS_OK)
+        return;
+    const ks_mm_cid_record *a = repin_migration(&fixed);
+    const ks_mm_cid_record *b = repin_migration(&old);
+    CHECK(a != NULL && b != NULL);
+    if (a && b) {
+        CHECK_EQ_INT(a->path, KS_MM_CID_MIGRATE_SRC_DROPPED);
+        CHECK_EQ_INT(a->bound, 8);
+        CHECK(a->ts_ns >= 1000000000ull);
+        CHECK_EQ_INT(b->path, KS_MM_CID_MIGRATE_KEPT_SRC);
+        CHECK_EQ_INT(b->bound, 1);
+        CHECK_EQ_INT(a->ts_ns, b->ts_ns);
+        CHECK_EQ_INT(a->flags & KS_MM_CID_F_TASK_ALLOWED, 0);
+        CHECK(b->flags & KS_MM_CID_F_TASK_ALLOWED);
+    }
+    test_sim_free(&fixed);
+    test_sim_free(&old);
+}
+
 /* Toggle names: any order, with +race; only on 6.13+; unknown or repeated ones fail. */
 static void toggle_names_parse(void)
 {
@@ -1015,6 +1069,8 @@ const test_case mm_cid_tests[] = {
     { "mm_cid: toggle +no_recent_cid in a whole benchmark run", toggle_no_recent_cid_in_a_whole_run },
     { "mm_cid: toggle +task_nr_cpus_allowed: the source CPU keeps the migrated cid",
       toggle_task_nr_cpus_allowed_keeps_the_source_cid },
+    { "workload repin: the migrate-to toggle changes a run (dropped vs kept source cid)",
+      workload_repin_shows_the_migrate_to_toggle },
     { "mm_cid: toggle names parse", toggle_names_parse },
     { 0 },
 };

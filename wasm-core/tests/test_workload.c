@@ -1,4 +1,5 @@
 /* src/sched/workload.c: the workload JSON schema and its error messages. */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -162,7 +163,36 @@ static void shipped_examples_parse(void)
     }
 }
 
+/* "repin": each entry's thread, at_ms and cpus are checked, at the entry's line and column. */
+static void repin_entries_are_checked(void)
+{
+    const char *head = "{\"name\": \"x\", \"duration_ms\": 100, \"processes\": [\n"
+                       "  {\"kind\": \"intermittent\", \"comm\": \"a\", \"threads\": 2,\n"
+                       "   \"repin\": [";
+    char json[512];
+    snprintf(json, sizeof json, "%s{\"thread\": 2, \"at_ms\": 1, \"cpus\": [0]}]}]}", head);
+    expect_error(json, 3, 25, "processes[0].repin[0].thread", "between 0 and 1");
+    snprintf(json, sizeof json, "%s{\"thread\": 0, \"at_ms\": 1, \"cpus\": [0]},\n"
+             "     {\"thread\": 1, \"at_ms\": 1, \"cpus\": [0, 8]}]}]}", head);
+    expect_error(json, 4, 44, "processes[0].repin[1].cpus[1]", "cpu 8 is not in the topology");
+    snprintf(json, sizeof json, "%s{\"thread\": 0, \"at_ms\": 101, \"cpus\": [0]}]}]}", head);
+    expect_error(json, 3, 37, "processes[0].repin[0].at_ms", "between");
+    snprintf(json, sizeof json, "%s{\"thread\": 0, \"at_ms\": 1}]}]}", head);
+    expect_error(json, 3, 14, "processes[0].repin[0].cpus", "missing required field");
+    snprintf(json, sizeof json, "%s{\"thread\": 0, \"at_ms\": 1, \"cpus\": [], \"cpu\": 1}]}]}", head);
+    expect_error(json, 3, 52, "processes[0].repin[0].cpu", "unknown field");
+    snprintf(json, sizeof json, "%s{\"thread\": 0, \"at_ms\": 1, \"cpus\": []}]}]}", head);
+    expect_error(json, 3, 48, "processes[0].repin[0].cpus", "at least one CPU");
+    snprintf(json, sizeof json, "%s]}]}", head);
+    expect_error(json, 3, 13, "processes[0].repin", "must list 1 to 64");
+    expect_error("{\"name\": \"x\", \"duration_ms\": 10, \"processes\": [\n"
+                 "  {\"kind\": \"periodic_rt\", \"comm\": \"r\", \"threads\": 1, \"prio\": 5,"
+                 " \"period_us\": 100, \"runtime_us\": 10, \"repin\": []}]}",
+                 2, 101, "processes[0].repin", "unknown field");
+}
+
 const test_case workload_tests[] = {
+    { "workload: repin entries are checked by line, column and field", repin_entries_are_checked },
     { "workload: unknown kind and fields are named", unknown_kind_and_fields_are_named },
     { "workload: missing and invalid fields are named", missing_and_invalid_fields_are_named },
     { "workload: out-of-range values and cpus are named", out_of_range_values_and_cpus_are_named },

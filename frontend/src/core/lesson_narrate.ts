@@ -12,7 +12,7 @@
  * render all of it as text, never HTML).
  */
 import { describeEvent } from './narrate'
-import { MM_CID_F_OVER_ALLOWED, MM_CID_F_WAITED, type BurstCost, type MmCidPath, type MmCidRecord, type SimEvent, type Topology } from './types'
+import { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, type BurstCost, type MmCidPath, type MmCidRecord, type SimEvent, type Topology } from './types'
 import { SOURCE_WORDS, isTransfer, type BurstSource } from './lesson_timeline'
 import { formatDuration, formatT } from './units'
 
@@ -144,7 +144,7 @@ export function narrateRecord(r: MmCidRecord, variant: string, history: readonly
     case 'MIGRATE_SRC_DROPPED':
       return `${t} moved from CPU ${r.other_cpu} to ${cpu}, which already had a cid; mm_users ${r.mm_users} < ${r.bound}, so CPU ${r.other_cpu}'s cid ${r.cid} was freed (compaction)`
     case 'MIGRATE_KEPT_SRC':
-      return `${t} moved from CPU ${r.other_cpu} to ${cpu}; ${cpu} had a cid${is612 ? '' : ' or a recent_cid'} and mm_users ${r.mm_users} >= ${r.bound} (${is612 ? "the thread's own allowed CPUs" : "the process's allowed CPUs"}), so CPU ${r.other_cpu} keeps cid ${r.cid}`
+      return `${t} moved from CPU ${r.other_cpu} to ${cpu}; ${cpu} had a cid${is612 ? '' : ' or a recent_cid'} and mm_users ${r.mm_users} >= ${r.bound} (${is612 ? "the thread's own allowed CPUs" : r.flags & MM_CID_F_TASK_ALLOWED ? "the thread's own allowed CPUs: the test from before 7e019dc, injected" : "the process's allowed CPUs"}), so CPU ${r.other_cpu} keeps cid ${r.cid}`
     case 'MIGRATE_SRC_IN_USE':
       return `another thread of the process runs on CPU ${r.cpu} and uses cid ${r.cid}: nothing moves`
     case 'SCAN':

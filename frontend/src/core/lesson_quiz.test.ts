@@ -88,6 +88,29 @@ describe('the shipped lesson against the model', () => {
     }
   })
 
+  it('the old migrate-to toggle changes its step: a re-pinned thread leaves cid 1 on CPU 1 (4 cids in use, not 3)', () => {
+    const s = stepById('break-migrate-to')
+    expect(s.scenario.workload.repin?.length).toBeGreaterThan(0)
+    const off = show(s)
+    const on = show(s, ['task_nr_cpus_allowed'])
+    expect(off.problem).toBeNull()
+    expect(on.problem).toBeNull()
+    const a = off.snap.view.runs[0]
+    const b = on.snap.view.runs[0]
+    // the same instant (thread 1001 on CPU 0 after its re-pin), two pictures
+    expect(on.snap.view.time_ns).toBe(off.snap.view.time_ns)
+    expect(a.records.map((r) => [r.path, r.tid, r.other_cpu, r.cpu])).toContainEqual(['MIGRATE_SRC_DROPPED', 1001, 1, 0])
+    expect(b.records.map((r) => [r.path, r.tid, r.other_cpu, r.cpu])).toContainEqual(['MIGRATE_KEPT_SRC', 1001, 1, 0])
+    expect(a.view.mm!.cidmask_weight).toBe(3)
+    expect(b.view.mm!.cidmask_weight).toBe(4)
+    expect(a.view.pcpu[1].cid).toBe(-1)
+    expect(b.view.pcpu[1].cid).toBe(1)
+    // and the allocator's words say why
+    const said = (r: typeof a) => r.narration.map((n) => n.text).join(' | ')
+    expect(said(a)).toMatch(/CPU 1's cid 1 was freed/)
+    expect(said(b)).toMatch(/mm_users 4 >= 1 \(the thread's own allowed CPUs: the test from before 7e019dc, injected\), so CPU 1 keeps cid 1/)
+  })
+
   it('what the predict steps say is on screen is: CPU 2 has no cid; on v6.13 it remembers cid 2', () => {
     const a = show(stepById('predict-v612')).snap.view.runs[0].view.pcpu[2]
     expect(a.cid).toBe(-1)

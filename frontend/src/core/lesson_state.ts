@@ -63,6 +63,15 @@ export interface LessonWorkload {
   warmup: number
   /** Measured bursts per thread (librseq: 5). */
   loops: number
+  /** Affinity changes during the run (lesson data only; the workload's "repin"). */
+  repin?: LessonRepin[]
+}
+
+/** Thread `thread` (0-based) calls sched_setaffinity(cpus) at atMs (workload.c "repin"). */
+export interface LessonRepin {
+  thread: number
+  atMs: number
+  cpus: number[]
 }
 
 export const LIMITS = {
@@ -238,7 +247,8 @@ export function parsePlacement(text: string | null): Placement | null {
 
 /** A canonical text of a workload (equality, and the URL's pieces). */
 export function workloadKey(w: LessonWorkload): string {
-  return `${w.threads}|${formatPlacement(w.placement)}|${w.delayMs}|${w.order}|${w.warmup}|${w.loops}`
+  const repin = w.repin?.length ? `|repin:${w.repin.map((r) => `${r.thread}@${r.atMs}>${r.cpus.join(',')}`).join(';')}` : ''
+  return `${w.threads}|${formatPlacement(w.placement)}|${w.delayMs}|${w.order}|${w.warmup}|${w.loops}${repin}`
 }
 
 // ---- the workload as the C core reads it ------------------------------------------
@@ -280,6 +290,7 @@ export function lessonWorkloadJson(w: LessonWorkload, topology: Topology): strin
   }
   if (p.kind === 'pinned') process.cpus = p.cpus
   if (p.kind === 'l3') process.cpus = llcCpus(topology, p.llc)
+  if (w.repin?.length) process.repin = w.repin.map((r) => ({ thread: r.thread, at_ms: r.atMs, cpus: r.cpus }))
   return JSON.stringify(
     {
       name: 'mm_cid-lesson',

@@ -114,6 +114,23 @@ describe('bad lessons', () => {
     expect(p).toContain('$.steps[7].at: must have exactly one of "step", "time_ms", "event", "end", got step, time_ms')
   })
 
+  it('"repin" entries are checked: thread in range, at_ms a number, cpus listed, no unknown fields', () => {
+    const d = clone()
+    const i = d.steps.findIndex((s: { id: string }) => s.id === 'break-migrate-to')
+    const w = d.steps[i].scenario.workload
+    w.repin = [{ thread: 4, at_ms: 1, cpus: [0] }, { thread: 0, at_ms: 'soon', cpus: [] }, { thread: 0, cpus: [1.5], cpu: 2 }]
+    const p = problems(d)
+    const at = `$.steps[${i}].scenario.workload.repin`
+    expect(p).toContain(`${at}[0].thread: must be between 0 and 3, got 4`)
+    expect(p.some((x) => x.startsWith(`${at}[1].at_ms: must be a number`))).toBe(true)
+    expect(p).toContain(`${at}[1].cpus: must have at least 1 entry, got 0`)
+    expect(p).toContain(`${at}[2].at_ms: is required`)
+    expect(p.some((x) => x.startsWith(`${at}[2].cpus[0]: must be an integer`))).toBe(true)
+    expect(p.some((x) => x.startsWith(`${at}[2].cpu: unknown field`))).toBe(true)
+    w.repin = []
+    expect(problems(d)).toContain(`${at}: must have at least 1 entry, got 0`)
+  })
+
   it('a JSON syntax error names the line and column', () => {
     expect(() => parseLesson('{\n  "kscope_lesson": 1,\n  "id": oops\n}', 'x.lesson.json')).toThrow(/^x\.lesson\.json: \$: not valid JSON at line 3, column 9:/)
   })

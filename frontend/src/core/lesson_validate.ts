@@ -11,7 +11,7 @@
  * a quiz is an error.
  */
 import {
-  CACHE_MODES, LESSON_VARIANTS, LIMITS, MM_CID_TOGGLES, parsePlacement, type LessonWorkload, type MmCidToggle,
+  CACHE_MODES, LESSON_VARIANTS, LIMITS, MM_CID_TOGGLES, parsePlacement, type LessonRepin, type LessonWorkload, type MmCidToggle,
 } from './lesson_state'
 import {
   LESSON_FORMAT_VERSION, LESSON_HIGHLIGHTS, LESSON_VIEWS,
@@ -110,11 +110,26 @@ class Reader {
 }
 
 const WORKLOAD_KEYS = ['threads', 'placement', 'delay_ms', 'order', 'warmup', 'loops'] as const
+const REPIN_KEYS = ['thread', 'at_ms', 'cpus'] as const
+
+/** "repin": [{thread, at_ms, cpus}] — a thread's sched_setaffinity() during the run (workload.c checks the CPUs against the machine). */
+function readRepin(r: Reader, v: Json, path: string, threads: number): LessonRepin[] {
+  return r.arr(v, path, { min: 1, max: 64 }).map((e, i) => {
+    const at = `${path}[${i}]`
+    const o = r.obj(e, at, REPIN_KEYS) ?? {}
+    for (const k of REPIN_KEYS) if (!(k in o)) r.fail(`${at}.${k}`, 'is required')
+    return {
+      thread: r.int(o.thread, `${at}.thread`, 0, Math.max(0, threads - 1)),
+      atMs: r.num(o.at_ms, `${at}.at_ms`, 0, 3_600_000),
+      cpus: r.arr(o.cpus, `${at}.cpus`, { min: 1, max: 4096 }).map((c, k) => r.int(c, `${at}.cpus[${k}]`, 0, 4095)),
+    }
+  })
+}
 const SCENARIO_KEYS = ['preset', 'variant', 'workload', 'cache', 'seed'] as const
 
 /** A workload as lessons write it: {threads, placement: "cpus:0-7" | "any" | "l3:N", delay_ms, order, warmup, loops}. */
 function readWorkload(r: Reader, v: Json, path: string): LessonWorkload {
-  const o = r.obj(v, path, WORKLOAD_KEYS) ?? {}
+  const o = r.obj(v, path, [...WORKLOAD_KEYS, 'repin']) ?? {}
   for (const k of WORKLOAD_KEYS) if (!(k in o)) r.fail(`${path}.${k}`, 'is required')
   const placement = typeof o.placement === 'string' ? parsePlacement(o.placement) : null
   if (!placement) r.fail(`${path}.placement`, `must be "cpus:<list>", "any" or "l3:<n>", got ${show(o.placement)}`)
@@ -129,6 +144,7 @@ function readWorkload(r: Reader, v: Json, path: string): LessonWorkload {
     order: r.enumOf(o.order, `${path}.order`, ['fixed', 'reshuffle'] as const),
     warmup: r.int(o.warmup, `${path}.warmup`, LIMITS.warmup.min, LIMITS.warmup.max),
     loops: r.int(o.loops, `${path}.loops`, LIMITS.loops.min, LIMITS.loops.max),
+    ...('repin' in o ? { repin: readRepin(r, o.repin, `${path}.repin`, threads) } : {}),
   }
 }
 

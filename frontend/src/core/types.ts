@@ -25,4 +25,4 @@ export type {
   Topology,
   TopologySummary,
 } from '../engine/wasm_bridge'
-export { EVENT_TYPES, MM_CID_F_OVER_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS } from '../engine/wasm_bridge'
+export { EVENT_TYPES, MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS } from '../engine/wasm_bridge'

@@ -49,6 +49,8 @@ export type MmCidPath = (typeof MM_CID_PATHS)[number]
 /** ks_mm_cid_record.flags */
 export const MM_CID_F_WAITED = 0x1
 export const MM_CID_F_OVER_ALLOWED = 0x2
+/** 6.13+ with the "+task_nr_cpus_allowed" toggle: migrate-to compared with the thread's own allowed CPUs. */
+export const MM_CID_F_TASK_ALLOWED = 0x4
 
 /** ks_mm_cid_variant order. */
 export const MM_CID_VARIANTS = ['v6.12', 'v6.13', 'v6.18'] as const

@@ -46,7 +46,7 @@ export {
 } from './trace_records'
 
 export {
-  MM_CID_F_OVER_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS, MM_CID_VARIANTS,
+  MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS, MM_CID_VARIANTS,
   type MmCidArea, type MmCidMm, type MmCidPath, type MmCidPcpu, type MmCidRecord, type MmCidVariant,
 } from './mm_cid_records'
 export {

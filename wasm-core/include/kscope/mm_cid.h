@@ -95,6 +95,8 @@ typedef enum ks_mm_cid_path {
 /* ks_mm_cid_record.flags */
 #define KS_MM_CID_F_WAITED 0x1        /* the allocation waited for an in-flight remote clear */
 #define KS_MM_CID_F_OVER_ALLOWED 0x2  /* the cid is >= the mm's union of allowed CPUs' weight */
+#define KS_MM_CID_F_TASK_ALLOWED 0x4  /* 6.13+ with "+task_nr_cpus_allowed": migrate-to's bound was
+                                         the thread's own allowed CPUs (the test before 7e019dc) */
 
 /* One decision. 64 bytes, fixed-width (one typed-array view in JS). */
 typedef struct ks_mm_cid_record {

@@ -95,6 +95,8 @@ void sched_mm_cid_migrate_to(mm_cid_state *st, ks_sim *sim, int32_t task, int32_
     ks_mm_cid_record r = mm_cid_record(st, sim, m, KS_MM_CID_MIGRATE_KEPT_SRC, task, dst_cpu);
     r.other_cpu = src_cpu;
     r.bound = allowed;
+    if (mm_cid_is_613(st) && st->task_nr_cpus_allowed)
+        r.flags |= KS_MM_CID_F_TASK_ALLOWED;
     if (dst_set && m->mm_users >= allowed) {
         if (src_holds_last_cid(st, m, task, src_cpu)) {
             r.cid = m->pcpu[src_cpu].cid;

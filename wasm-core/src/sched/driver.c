@@ -134,6 +134,19 @@ static int32_t pinned_cpu(const ks_sim *s, const wl_process *w, int32_t i)
     return w->nr_cpus ? s->wl.cpus[w->cpus_off + i] : i;
 }
 
+/* The masks of the workload's "repin" entries (after the processes' masks). */
+static void repin_masks(ks_sim *s)
+{
+    for (int32_t k = 0; k < s->wl.nr_repins; k++) {
+        const wl_repin *rp = &s->wl.repins[k];
+        cpumask *m = &s->masks[s->nr_masks];
+        memset(m, 0, sizeof *m);
+        for (int32_t i = 0; i < rp->nr_cpus; i++)
+            cpumask_set(m, s->wl.cpus[rp->cpus_off + i]);
+        s->repin_mask[k] = s->nr_masks++;
+    }
+}
+
 int32_t driver_setup(ks_sim *s)
 {
     int32_t spread = 0, mm = 0, order_off = 0, area_off = 0;
@@ -179,11 +192,14 @@ int32_t driver_setup(ks_sim *s)
             area_off += s->nr_cpus;
         }
     }
+    repin_masks(s);
     return KS_OK;
 }
 
 void driver_arm_starts(ks_sim *s)
 {
+    for (int32_t k = 0; k < s->wl.nr_repins; k++)
+        timer_arm(s, s->slot_repin0 + k, s->wl.repins[k].at_ns);
     for (int32_t proc = 0; proc < s->wl.nr_procs; proc++) {
         const wl_process *w = &s->wl.procs[proc];
         const sim_driver *d = &s->drivers[proc];
@@ -518,6 +534,34 @@ static void fork_child_done(ks_sim *s, int32_t task)
         notify = parent;
     }
     sched_exit(s, task, notify);
+}
+
+/* ---- repin: a thread's sched_setaffinity() ------------------------------------------ */
+
+/*
+ * sched_setaffinity() -> __set_cpus_allowed_ptr() -> __do_set_cpus_allowed()
+ * (kernel/sched/core.c): the thread's cpus_mask and nr_cpus_allowed change; from
+ * 7e019dc on, __do_set_cpus_allowed() also calls mm_set_cpus_allowed(), which ORs
+ * the new mask into the mm's cpus_allowed (ops->set_cpus_allowed; the mm_cid model
+ * does that for 6.13+). A sleeping thread left off its allowed CPUs moves when it
+ * next wakes: select_task_rq() picks an allowed CPU and set_task_cpu() runs the
+ * mm_cid migrate hook (sched_mm_cid_migrate_to), as in the kernel, where
+ * affine_move_task() only moves running or queued tasks.
+ * Simplified: a thread that is running or queued when its repin is due is not moved
+ * by the migration stopper at once; it finishes its burst on its CPU and moves at its
+ * next wakeup (an intermittent burst lasts microseconds).
+ */
+void driver_repin(ks_sim *s, int32_t k)
+{
+    const wl_repin *rp = &s->wl.repins[k];
+    int32_t task = s->drivers[rp->proc].first_task + rp->thread;
+    sim_task *p = &s->tasks[task];
+    if (p->state == KS_TASK_DEAD)
+        return;
+    p->mask = s->repin_mask[k];
+    p->nr_cpus_allowed = cpumask_weight(&s->masks[p->mask], s->nwords);
+    if (s->ops->set_cpus_allowed)
+        s->ops->set_cpus_allowed(s->algo, s, task);
 }
 
 /* ---- entry points from the scheduler ------------------------------------------------ */

@@ -86,18 +86,20 @@ static int32_t alloc_state(ks_sim *s)
     s->nr_area = driver_count_area(&s->wl, s->nr_cpus);
     s->order = calloc((size_t)s->nr_order + 1, sizeof *s->order);
     s->area_obj = calloc((size_t)s->nr_area + 1, sizeof *s->area_obj);
-    s->masks = calloc((size_t)(1 + s->nr_cpus + nr_procs), sizeof *s->masks);
+    s->masks = calloc((size_t)(1 + s->nr_cpus + nr_procs + s->wl.nr_repins), sizeof *s->masks);
+    s->repin_mask = calloc((size_t)s->wl.nr_repins + 1, sizeof *s->repin_mask);
     s->pending.capacity = 256;
     while (s->pending.capacity < 8u * (uint32_t)s->nr_cpus)
         s->pending.capacity *= 2;
     s->pending.ev = calloc(s->pending.capacity, sizeof *s->pending.ev);
     s->slot_task0 = s->nr_cpus;
     s->slot_driver0 = s->slot_task0 + s->max_tasks;
-    s->slot_tick = s->slot_driver0 + nr_procs;
+    s->slot_repin0 = s->slot_driver0 + nr_procs;
+    s->slot_tick = s->slot_repin0 + s->wl.nr_repins;
     s->frame_capacity = (uint32_t)(sizeof(ks_sim_frame) + (size_t)s->nr_cpus * sizeof(ks_sim_cpu) +
                                    (size_t)s->max_tasks * (sizeof(ks_sim_task) + sizeof(int32_t)));
     s->frame = calloc(1, s->frame_capacity);
-    if (!s->tasks || !s->rqs || !s->drivers || !s->order || !s->area_obj || !s->masks ||
+    if (!s->tasks || !s->rqs || !s->drivers || !s->order || !s->area_obj || !s->masks || !s->repin_mask ||
         !s->pending.ev || !s->frame)
         return KS_ERR_NO_MEMORY;
     return timers_init(&s->timers, s->slot_tick + 1);
@@ -228,6 +230,7 @@ void ks_sim_free(ks_sim *sim)
     free(sim->pending.ev);
     free(sim->bursts);
     free(sim->frame);
+    free(sim->repin_mask);
     free(sim);
 }
 
@@ -240,8 +243,10 @@ static void run_action(ks_sim *s, int32_t slot)
         sched_cpu_timer(s, slot);
     else if (slot < s->slot_driver0)
         driver_task_timer(s, slot - s->slot_task0);
-    else if (slot < s->slot_tick)
+    else if (slot < s->slot_repin0)
         driver_timer(s, slot - s->slot_driver0);
+    else if (slot < s->slot_tick)
+        driver_repin(s, slot - s->slot_repin0);
     else
         sched_tick(s);
 }

@@ -77,6 +77,15 @@ typedef struct wl_process {
     uint64_t fork_ns;           /* fork_churn: parent work per fork */
 } wl_process;
 
+/* An intermittent thread's sched_setaffinity() during the run (workload "repin"). */
+typedef struct wl_repin {
+    int32_t proc;               /* index into workload.procs */
+    int32_t thread;             /* the process's thread, 0-based */
+    uint64_t at_ns;
+    int32_t cpus_off;           /* its CPUs: offset into workload.cpus */
+    int32_t nr_cpus;            /* ... and count (>= 1) */
+} wl_repin;
+
 typedef struct workload {
     char name[64];
     uint64_t duration_ns;
@@ -84,6 +93,8 @@ typedef struct workload {
     wl_process *procs;
     int32_t *cpus;              /* all "cpus" lists back to back */
     int32_t nr_cpu_entries;
+    wl_repin *repins;           /* all processes' "repin" entries, in file order */
+    int32_t nr_repins;
 } workload;
 
 /* Parses and validates a workload; KS_ERR_PARSE with *err on any problem. */
@@ -211,6 +222,8 @@ struct ks_sim {
     char (*idle_comm)[KS_COMM_LEN];  /* "swapper/N" */
     ks_cache *cache;
     int32_t slot_task0, slot_driver0, slot_tick;   /* timer slot ranges; CPU slots are 0.. */
+    int32_t slot_repin0;        /* workload "repin" k: slot_repin0 + k (just before the tick) */
+    int32_t *repin_mask;        /* workload "repin" k: its affinity, index into masks */
 
     /* state */
     sim_core core;
@@ -284,6 +297,7 @@ int32_t sched_task_mm_cid(const ks_sim *s, int32_t task);
 int32_t driver_setup(ks_sim *s);                        /* creates the t=0 tasks */
 void driver_arm_starts(ks_sim *s);
 void driver_timer(ks_sim *s, int32_t proc);
+void driver_repin(ks_sim *s, int32_t k);                /* workload "repin" k is due */
 void driver_task_timer(ks_sim *s, int32_t task);
 void driver_work_done(ks_sim *s, int32_t task);
 void driver_switch_in(ks_sim *s, int32_t task);

@@ -48,6 +48,12 @@
  *     loops         integer 1..1000000, optional: measured bursts per thread, then the
  *                   threads exit (librseq: 5; "fixed" threads that are done spin until
  *                   all are); absent: bursts go on until duration_ms
+ *     repin         array of 1..64 affinity changes, optional: each
+ *                   { "thread": i, "at_ms": t, "cpus": [...] } has thread i (0-based, in
+ *                   creation order, as placement numbers them) call sched_setaffinity()
+ *                   at t ms (0..duration_ms) to run only on the listed CPUs of the
+ *                   topology (driver.c: the kernel's set_cpus_allowed path, which from
+ *                   7e019dc on also widens the mm's cpus_allowed, mm_set_cpus_allowed)
  *
  * "periodic_rt" (cyclictest-like SCHED_FIFO threads):
  *
@@ -87,6 +93,7 @@
 #include "sim_internal.h"
 
 #define WL_MAX_PROCESSES 64
+#define WL_MAX_REPINS 64                /* per process */
 #define WL_MAX_TASKS 65536
 
 typedef struct reader {
@@ -255,13 +262,10 @@ static int32_t get_bool(reader *r, int32_t obj, const char *key, int dflt, int32
     return KS_OK;
 }
 
-/* Appends an optional "cpus" array of CPU numbers to wl->cpus. */
-static int32_t get_cpus(reader *r, int32_t obj, workload *wl, wl_process *p)
+/* Appends the "cpus" array at value v (CPU numbers) to wl->cpus: *off, *count. */
+static int32_t read_cpu_list(reader *r, int32_t v, workload *wl, int32_t *off, int32_t *count)
 {
     int32_t status;
-    int32_t v = member(r, obj, "cpus", 0, &status);
-    if (v < 0)
-        return KS_OK;
     if ((status = expect_type(r, v, "cpus", JSON_ARRAY)) != KS_OK)
         return status;
     const json_value *arr = &r->doc->values[v];
@@ -271,7 +275,7 @@ static int32_t get_cpus(reader *r, int32_t obj, workload *wl, wl_process *p)
     if (!grown)
         return fail(r, v, "cpus", "out of memory");
     wl->cpus = grown;
-    p->cpus_off = wl->nr_cpu_entries;
+    *off = wl->nr_cpu_entries;
     int32_t i = 0;
     for (int32_t e = arr->first; e >= 0; e = r->doc->values[e].next, i++) {
         char field[24];
@@ -286,8 +290,18 @@ static int32_t get_cpus(reader *r, int32_t obj, workload *wl, wl_process *p)
                         (int)r->nr_cpus - 1);
         wl->cpus[wl->nr_cpu_entries++] = (int32_t)ev->number;
     }
-    p->nr_cpus = arr->count;
+    *count = arr->count;
     return KS_OK;
+}
+
+/* Appends an optional "cpus" array of CPU numbers to wl->cpus. */
+static int32_t get_cpus(reader *r, int32_t obj, workload *wl, wl_process *p)
+{
+    int32_t status;
+    int32_t v = member(r, obj, "cpus", 0, &status);
+    if (v < 0)
+        return KS_OK;
+    return read_cpu_list(r, v, wl, &p->cpus_off, &p->nr_cpus);
 }
 
 /* Refuses members not in allowed[] (NULL-terminated) and duplicate members. */
@@ -316,12 +330,64 @@ static int32_t check_fields(reader *r, int32_t obj, const char *const *allowed)
 static const char *const kind_names[] = { "intermittent", "periodic_rt", "pipe_pairs",
                                           "fork_churn" };
 
-static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_process *p)
+/* One "repin" entry of process `proc` (r->prefix is already "processes[p].repin[k]"). */
+static int32_t read_repin(reader *r, int32_t obj, workload *wl, const wl_process *p, int32_t proc,
+                          double duration_ms, wl_repin *out)
+{
+    static const char *const fields[] = { "thread", "at_ms", "cpus", NULL };
+    TRY(expect_type(r, obj, "", JSON_OBJECT));
+    TRY(check_fields(r, obj, fields));
+    out->proc = proc;
+    TRY(get_int(r, obj, "thread", 1, 0, p->threads - 1, 0, &out->thread));
+    double at;
+    TRY(get_number(r, obj, "at_ms", 1, 0, duration_ms, 0, &at));
+    out->at_ns = ns_of(at, 1e6);
+    int32_t status;
+    int32_t v = member(r, obj, "cpus", 1, &status);
+    TRY(status);
+    return read_cpu_list(r, v, wl, &out->cpus_off, &out->nr_cpus);
+}
+
+/* The optional "repin" list of an intermittent process (after its threads are known). */
+static int32_t read_repins(reader *r, int32_t obj, workload *wl, const wl_process *p,
+                          double duration_ms)
+{
+    int32_t status;
+    int32_t v = member(r, obj, "repin", 0, &status);
+    if (v < 0)
+        return KS_OK;
+    TRY(expect_type(r, v, "repin", JSON_ARRAY));
+    int32_t n = r->doc->values[v].count;
+    if (n < 1 || n > WL_MAX_REPINS)
+        return fail(r, v, "repin", "must list 1 to %d affinity changes, got %d", WL_MAX_REPINS,
+                    (int)n);
+    wl_repin *grown = realloc(wl->repins, (size_t)(wl->nr_repins + n) * sizeof *grown);
+    if (!grown)
+        return fail(r, v, "repin", "out of memory");
+    wl->repins = grown;
+    char saved[sizeof r->prefix];
+    memcpy(saved, r->prefix, sizeof saved);
+    int32_t k = 0;
+    for (int32_t e = r->doc->values[v].first; e >= 0; e = r->doc->values[e].next, k++) {
+        snprintf(r->prefix, sizeof r->prefix, "%s.repin[%d]", saved, (int)k);
+        wl_repin *rp = &wl->repins[wl->nr_repins];
+        memset(rp, 0, sizeof *rp);
+        status = read_repin(r, e, wl, p, wl->nr_procs - 1, duration_ms, rp);
+        if (status != KS_OK)
+            return status;
+        wl->nr_repins++;
+    }
+    memcpy(r->prefix, saved, sizeof saved);
+    return KS_OK;
+}
+
+static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_process *p,
+                                 double duration_ms)
 {
     static const char *const fields[] = { "kind", "comm", "rseq", "start_ms", "threads",
                                           "placement", "cpus", "area_bytes", "index_by",
                                           "delay_ms", "order", "warmup_sweeps", "loops",
-                                          NULL };
+                                          "repin", NULL };
     static const char *const placements[] = { "one-per-core", "free" };
     static const char *const indexes[] = { "cpu", "mm_cid" };
     static const char *const orders[] = { "reshuffle", "fixed" };
@@ -348,7 +414,8 @@ static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_proces
     p->delay_ns = ns_of(delay, 1e6);
     TRY(get_choice(r, obj, "order", orders, 2, 0, &p->order_fixed));
     TRY(get_int(r, obj, "warmup_sweeps", 0, 0, 1000000, 0, &p->warmup_sweeps));
-    return get_int(r, obj, "loops", 0, 1, 1000000, 0, &p->loops);
+    TRY(get_int(r, obj, "loops", 0, 1, 1000000, 0, &p->loops));
+    return read_repins(r, obj, wl, p, duration_ms);
 }
 
 static int32_t read_periodic_rt(reader *r, int32_t obj, workload *wl, wl_process *p)
@@ -411,7 +478,7 @@ static int32_t read_process(reader *r, int32_t obj, workload *wl, wl_process *p,
     p->start_ns = ns_of(start, 1e6);
     switch (p->kind) {
     case WL_INTERMITTENT:
-        return read_intermittent(r, obj, wl, p);
+        return read_intermittent(r, obj, wl, p, duration_ms);
     case WL_PERIODIC_RT:
         return read_periodic_rt(r, obj, wl, p);
     case WL_PIPE_PAIRS:
@@ -488,6 +555,7 @@ void workload_free(workload *wl)
 {
     free(wl->procs);
     free(wl->cpus);
+    free(wl->repins);
     memset(wl, 0, sizeof *wl);
 }
 

@@ -30,6 +30,7 @@ import { lessonDigest, pictureExtent } from '../mm_cid/picture'
 import { PictureLegend } from '../mm_cid/PictureLegend'
 import { TransferCaption } from '../mm_cid/TransferCaption'
 import { lessonDurationMs } from '../../core/lesson_state'
+import { FitBox } from './FitBox'
 import { PublishedTable } from './PublishedTable'
 import { QuizPanel } from './QuizPanel'
 import './lesson.css'
@@ -206,7 +207,9 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
       {(view.problem || player.coreError) && (
         <p className="lp-problem" role="alert" data-testid="lp-problem">{player.coreError || view.problem?.message}</p>
       )}
-      {views}
+      <FitBox enabled={mode === 'presenter'} min={0.45} className="lp-stage-fit" testId="lp-stage-fit">
+        {views}
+      </FitBox>
       {position.pointer && (
         <span className="lp-pointer" data-testid="lp-pointer" aria-hidden="true"
           style={{ left: `${position.pointer.x * 100}%`, top: `${position.pointer.y * 100}%` }} />
@@ -241,33 +244,35 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
       <div className="lp-body">
         {stage}
         <aside className="lp-words">
-          <p className="lp-narration" data-testid="lp-narration">{step.narration}</p>
-          {view.notice && <p className="lp-notice" role="status" data-testid="lp-notice">{view.notice}</p>}
-          {step.toggles.length > 0 && (
-            <section className="lp-toggles" aria-label="Bug-injection toggles">
-              <h3>Break it</h3>
-              {step.toggles.map((t) => {
-                const def = lesson.toggles.find((d) => d.id === t)
-                const on = !!position.toggles[t]
-                return (
-                  <button key={t} type="button" className={`lp-toggle${on ? ' on' : ''}`} aria-pressed={on} data-testid={`lp-toggle-${t}`}
-                    onClick={() => flip(t)} disabled={mode === 'follower'} title={def?.description}>
-                    <span className="lp-toggle-state">{on ? 'ON' : 'OFF'}</span> {def?.label ?? t}
-                    <span className="lp-key">t</span>
-                  </button>
-                )
-              })}
-              <p className="hint">{step.toggles.map((t) => lesson.toggles.find((d) => d.id === t)?.description).join(' ')}</p>
-            </section>
-          )}
-          {step.quiz && (
-            <QuizPanel quiz={step.quiz} answer={answer} ready={ready} mode={mode} binding={quiz}
-              revealedLocal={revealedLocal} onRevealLocal={setRevealedLocal} />
-          )}
+          <FitBox enabled={mode === 'presenter'} min={0.7} className="lp-words-fit" testId="lp-words-fit">
+            <p className="lp-narration" data-testid="lp-narration">{step.narration}</p>
+            {view.notice && <p className="lp-notice" role="status" data-testid="lp-notice">{view.notice}</p>}
+            {step.toggles.length > 0 && (
+              <section className="lp-toggles" aria-label="Bug-injection toggles">
+                <h3>Break it</h3>
+                {step.toggles.map((t) => {
+                  const def = lesson.toggles.find((d) => d.id === t)
+                  const on = !!position.toggles[t]
+                  return (
+                    <button key={t} type="button" className={`lp-toggle${on ? ' on' : ''}`} aria-pressed={on} data-testid={`lp-toggle-${t}`}
+                      onClick={() => flip(t)} disabled={mode === 'follower'} title={def?.description}>
+                      <span className="lp-toggle-state">{on ? 'ON' : 'OFF'}</span> {def?.label ?? t}
+                      <span className="lp-key">t</span>
+                    </button>
+                  )
+                })}
+                <p className="hint">{step.toggles.map((t) => lesson.toggles.find((d) => d.id === t)?.description).join(' ')}</p>
+              </section>
+            )}
+            {step.quiz && (
+              <QuizPanel quiz={step.quiz} answer={answer} ready={ready} mode={mode} binding={quiz}
+                revealedLocal={revealedLocal} onRevealLocal={setRevealedLocal} />
+            )}
+          </FitBox>
           {mode !== 'follower' && (
             <nav className="lp-nav" aria-label="Lesson steps">
               <button type="button" onClick={() => go(index - 1)} disabled={index === 0} data-testid="lp-back">← Back</button>
-              <ol className="lp-dots">
+              <ol className="lp-dots" data-testid="lp-dots">
                 {lesson.steps.map((s, i) => (
                   <li key={s.id}>
                     <button type="button" className={i === index ? 'current' : ''} aria-current={i === index ? 'step' : undefined}

@@ -1,0 +1,100 @@
+// Presenter mode fits a projector (issue 8): every step of the mm_cid lesson at
+// 1280x720 and 1920x1080, with no scrolling. The step navigation (Back, the step
+// numbers, Next) and a quiz's Reveal button are inside the viewport; no element
+// of the page overflows sideways, and neither the stage nor the words column
+// needs a scroll bar. Screenshots of every step land in e2e/artifacts/.
+import { test, expect, type Page } from '@playwright/test';
+import { artifacts, recordConsoleErrors } from './page_helper';
+
+async function waitForStep(page: Page, step: number): Promise<void> {
+  await expect(page.getByTestId('lesson-player')).toHaveAttribute('data-step', String(step));
+  await expect(page.getByTestId('lp-digest')).toHaveText(/^step \d+ · t=\d+ ns · v6\.1\d: /, { timeout: 20_000 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
+}
+
+/** Asserts the element's whole box lies inside the viewport. */
+async function expectInViewport(page: Page, testid: string, size: { width: number; height: number }, where: string): Promise<void> {
+  const box = await page.getByTestId(testid).boundingBox();
+  expect(box, `${where}: ${testid} is rendered`).not.toBeNull();
+  const b = box!;
+  expect.soft(b.x, `${where}: ${testid} left edge`).toBeGreaterThanOrEqual(0);
+  expect.soft(b.y, `${where}: ${testid} top edge`).toBeGreaterThanOrEqual(0);
+  expect.soft(b.x + b.width, `${where}: ${testid} right edge`).toBeLessThanOrEqual(size.width + 0.5);
+  expect.soft(b.y + b.height, `${where}: ${testid} bottom edge`).toBeLessThanOrEqual(size.height + 0.5);
+}
+
+/** Elements that scroll or clip sideways, and scroll boxes that need a vertical scroll bar. */
+function overflowReport(): string[] {
+  const out: string[] = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth + 1) out.push(`page is ${doc.scrollWidth}px wide in a ${doc.clientWidth}px window`);
+  if (doc.scrollHeight > doc.clientHeight + 1) out.push(`page is ${doc.scrollHeight}px tall in a ${doc.clientHeight}px window`);
+  const name = (el: Element) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}${el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''}`;
+  for (const el of document.querySelectorAll('.present-page *')) {
+    const e = el as HTMLElement
+    const s = getComputedStyle(e);
+    if (s.display === 'none' || e.classList.contains('visually-hidden')) continue;
+    if (e.scrollWidth > e.clientWidth + 1 && s.overflowX !== 'visible') out.push(`${name(e)} overflows sideways (${e.scrollWidth} > ${e.clientWidth})`);
+    if (e.scrollHeight > e.clientHeight + 1 && (s.overflowY === 'auto' || s.overflowY === 'scroll')) {
+      out.push(`${name(e)} needs a vertical scroll (${e.scrollHeight} > ${e.clientHeight})`);
+    }
+  }
+  // anything drawn past the right edge of the window
+  for (const el of document.querySelectorAll('.present-page *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > window.innerWidth + 1) out.push(`${name(el)} ends at x=${Math.round(r.right)} past ${window.innerWidth}`);
+  }
+  return out.slice(0, 12);
+}
+
+for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
+  test(`presenter mode: every step fits ${size.width}x${size.height} without scrolling`, async ({ page }) => {
+    test.setTimeout(120_000);
+    const errors = recordConsoleErrors(page);
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await page.setViewportSize(size);
+    await page.goto('/present/mm_cid?step=0');
+    await waitForStep(page, 0);
+    const steps = await page.locator('.lp-dots button').count();
+    expect(steps).toBe(16);
+    const quizSteps: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      if (i > 0) {
+        await page.keyboard.press('ArrowRight');
+        await waitForStep(page, i);
+      }
+      const where = `${size.width}x${size.height} step ${i + 1}`;
+      // the fit has settled: the scale does not keep changing (no resize ping-pong; a
+      // redraw a frame later may move it by a hair)
+      const scales: number[] = [];
+      for (let k = 0; k < 3; k++) {
+        await page.waitForTimeout(150);
+        scales.push(Number(await page.getByTestId('lp-stage-fit').getAttribute('data-scale')));
+      }
+      expect(Math.min(...scales), where).toBeGreaterThanOrEqual(0.45);
+      expect(Math.max(...scales) - Math.min(...scales), `${where}: the stage's scale settled (${scales})`).toBeLessThanOrEqual(0.01);
+      await page.screenshot({ path: `${artifacts}/present-fit-${size.width}-step${String(i + 1).padStart(2, '0')}.png` });
+      await expectInViewport(page, 'lp-back', size, where);
+      await expectInViewport(page, 'lp-next', size, where);
+      await expectInViewport(page, 'lp-dots', size, where);
+      await expectInViewport(page, 'lp-title', size, where);
+      if ((await page.getByTestId('lp-quiz').count()) > 0) {
+        quizSteps.push(i);
+        await expectInViewport(page, 'lp-reveal', size, where);
+        // answered and revealed, the answer box fits too
+        await page.locator('.lp-choice').first().click();
+        await page.getByTestId('lp-reveal').click();
+        await expect(page.getByTestId('lp-answer')).toBeVisible();
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
+        await page.screenshot({ path: `${artifacts}/present-fit-${size.width}-step${String(i + 1).padStart(2, '0')}-revealed.png` });
+        await expectInViewport(page, 'lp-answer', size, `${where} (revealed)`);
+        await expectInViewport(page, 'lp-next', size, `${where} (revealed)`);
+        expect.soft(await page.evaluate(overflowReport), `${where} (revealed)`).toEqual([]);
+      }
+      if ((await page.locator('.lp-toggle').count()) > 0) await expectInViewport(page, (await page.locator('.lp-toggle').first().getAttribute('data-testid'))!, size, where);
+      expect.soft(await page.evaluate(overflowReport), where).toEqual([]);
+    }
+    expect(quizSteps.length).toBeGreaterThanOrEqual(3);
+    expect(errors).toEqual([]);
+  });
+}
