@@ -36,7 +36,8 @@ CAUSE_HELP = {
                       "guessed who ran",
     "scan_not_visible": "the periodic 100 ms scan (task_mm_cid_work) is not traced: it runs from a tick, "
                         "as task_work on a return to user space, and model and kernel scanned at "
-                        "different times",
+                        "different times (a thread that blocks after the tick runs the scan at its "
+                        "next return, after a switch-in, where the trace cannot tell it ran)",
     "state_before_trace": "the process existed before the trace began: which cids its CPUs held then "
                           "is unknown",
     "cascade": "follows an earlier disagreement in the same process: the model's cids had already "

@@ -413,7 +413,70 @@ static void scan_runs_where_the_trace_shows_task_work(void)
     CHECK_EQ_INT(ks_conform_set_scan_at(NULL, 0), KS_ERR_INVALID_ARG);
 }
 
+/*
+ * A scan the trace cannot show, and an event recorded inside context_switch().
+ * Process 600 (v6.12, lowest free cid): threads 600-602 take cids 0-2 on CPUs 0-2 and
+ * sleep by 4 ms; the mm's first scan is due at 101 ms. At 200 ms 602 is switched in on
+ * CPU 2 and returns to user space (a prompted rseq_update). In the kernel a tick had
+ * queued task_mm_cid_work on 602 before it blocked, so the scan runs there, unseen: it
+ * drops CPUs 0 and 1 (unused > 100 ms), then CPU 2's cid 2 (>= the weight, 1) lazily;
+ * 602's switch-out at 201 ms frees it, and at 202 ms CPU 2 gets the lowest free cid, 0.
+ * The model, which runs no scan there, keeps 2: scan_not_visible, naming the return.
+ * After each switch on CPU 2 comes a generic event (kscope_mm_cid_get, recorded in
+ * switch_mm_cid() before switch_to()) naming prev: the task still current, not a gap.
+ */
+static void unseen_scan_at_a_return_after_switch_in(void)
+{
+    hand h;
+    h.n = 0;
+    const int tg = 600;
+    sw(&h, 1 * MS, 0, 0, 600, tg);
+    add(&h, 1 * MS + 500, KS_EV_GENERIC, 0, 0, -1);            /* in context_switch: prev */
+    rseq(&h, 1 * MS + 1000, 0, 600, tg, 0);
+    fork_ev(&h, 2 * MS, 0, 600, 601, tg);
+    fork_ev(&h, 2 * MS + 1000, 0, 600, 602, tg);
+    sw(&h, 2 * MS + 2000, 0, 600, 0, tg);
+    add(&h, 2 * MS + 2500, KS_EV_GENERIC, 0, 600, tg);
+    sw(&h, 3 * MS, 1, 0, 601, tg);
+    rseq(&h, 3 * MS + 1000, 1, 601, tg, 1);
+    sw(&h, 3 * MS + 2000, 1, 601, 0, tg);
+    sw(&h, 4 * MS, 2, 0, 602, tg);
+    rseq(&h, 4 * MS + 1000, 2, 602, tg, 2);
+    sw(&h, 4 * MS + 2000, 2, 602, 0, tg);
+    sw(&h, 200 * MS, 2, 0, 602, tg);
+    add(&h, 200 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
+    rseq(&h, 200 * MS + 1000, 2, 602, tg, 2);                  /* the unseen scan runs here */
+    sw(&h, 201 * MS, 2, 602, 0, tg);
+    add(&h, 201 * MS + 500, KS_EV_GENERIC, 2, 602, tg);
+    sw(&h, 202 * MS, 2, 0, 602, tg);
+    add(&h, 202 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
+    rseq(&h, 202 * MS + 1000, 2, 602, tg, 0);
+    ks_conform *c = NULL;
+    ks_conform_summary s = replay_at(KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, &c);
+    CHECK_EQ_INT(s.gaps, 0);
+    CHECK_EQ_INT(s.unprompted, 0);
+    CHECK_EQ_INT(s.scans, 0);
+    CHECK_EQ_INT(s.compared, 5);
+    CHECK_EQ_INT(s.agree, 4);
+    CHECK_EQ_INT(s.causes[KS_CONFORM_SCAN_NOT_VISIBLE], 1);
+    ks_conform_disagreement d;
+    CHECK_EQ_INT(ks_conform_disagreement_get(c, 0, &d), KS_OK);
+    CHECK_EQ_INT(d.tid, 602);
+    CHECK_EQ_INT(d.model_cid, 2);
+    CHECK_EQ_INT(d.kernel_cid, 0);
+    CHECK_EQ_INT(d.gap_near, 0);
+    CHECK(strstr(d.why, "may have run unseen at a return to user after a switch-in") != NULL);
+    CHECK(strstr(d.why, "first pid 602 at 0.200001") != NULL);
+    ks_conform_free(c);
+    /* the same generic event naming prev after another event there is a gap */
+    add(&h, 202 * MS + 2000, KS_EV_GENERIC, 2, 0, -1);
+    s = replay_at(KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.gaps, 1);
+}
+
 const test_case conform_tests[] = {
+    { "conform: a scan run unseen after a switch-in is named; context_switch events name prev",
+      unseen_scan_at_a_return_after_switch_in },
     { "conform: on a kernel the scan runs where the trace shows task_work ran",
       scan_runs_where_the_trace_shows_task_work },
     { "conform: v6.13 and v6.12 disagree on recent_cid after > 100 ms", variants_differ_on_recent_cid },

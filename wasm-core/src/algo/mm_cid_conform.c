@@ -36,8 +36,9 @@
  *     switch-in or migration of its task since its last one was raised by
  *     task_work_add's TIF_NOTIFY_RESUME (or a signal), and resume_user_mode_work
  *     runs task_work just before rseq_handle_notify_resume records it. Not seen:
- *     a tick that also preempted the task (its work runs at a later return,
- *     after a switch-in). Model and kernel both gate the scan on
+ *     a tick that found the task in the kernel just before it blocked or was
+ *     preempted (its work runs at its next return, after a switch-in, and the
+ *     rseq_update there looks like any other). Model and kernel both gate the scan on
  *     mm_cid_next_scan. One kernel detail the model leaves out: the age test of
  *     sched_mm_cid_remote_clear_old reads the remote CPU's rq->clock, which
  *     stands still while that CPU idles until something updates it; the model
@@ -53,6 +54,16 @@
  *     the trace missed (migrate hook) when the task last ran elsewhere, and
  *     switches it in: the kernel did all of that at some time the trace does
  *     not say; the replay does it at the event's time.
+ *     One exception: __schedule() records sched_switch before context_switch(),
+ *     and current becomes next only in switch_to(), so an event recorded inside
+ *     context_switch() (kscope's kscope_mm_cid_get, from switch_mm_cid()) names
+ *     prev. A non-scheduling (generic) event naming the task the CPU's last
+ *     sched_switch switched out, before any other event there, is that and no gap;
+ *   - a scan that ran unseen (see the tick above) is not replayed, but a
+ *     disagreement it explains is named (scan_not_visible): the mm's scan was
+ *     due in the model and a thread of the mm returned to user space after a
+ *     switch-in since then, where task_work queued by a tick before the thread
+ *     blocked runs unseen (hidden_scan_at).
  *
  * Tasks are dense indices into the host's table (pid -> index by a hash; a fork
  * of a pid seen before starts a new task: pid reuse). Tables grow by doubling:
@@ -152,13 +163,16 @@ typedef struct conform_task {
     uint64_t gap_ts;        /* its last gap (0 none) */
     uint64_t slot_idle_ns;  /* at its last switch-in: how long its CPU's cid had been unused */
     int32_t prompted;       /* switched in, migrated or forked since its last rseq_update */
+    uint64_t scan_due_ret_ts; /* its last prompted rseq_update (a return to user space after a
+                               switch-in) while its mm's scan was due in the model; 0 none */
 } conform_task;
 
 typedef struct conform_cpu {
     int32_t known;          /* an event named its current task */
     int32_t gap_out;        /* the last gap: pid believed current (missing switch-out) */
     int32_t gap_in;         /* ... pid the trace named (missing switch-in) */
-    int32_t reserved;
+    int32_t ctx_prev;       /* prev_pid of the last sched_switch here while no other event
+                               has followed it (inside context_switch()); -1 none */
     uint64_t gap_ts;
 } conform_cpu;
 
@@ -173,6 +187,10 @@ struct ks_conform {
     imap rseq_tgid;         /* tgids with rseq_updates (value 1) */
     imap mm_born;           /* mm -> 1: created by a fork in the trace; 0: existed before it */
     imap mm_disagreed;      /* mm -> 1: had a disagreement (later ones may cascade) */
+    uint64_t *mm_disagree_ts;/* per mm: time of its last disagreement (0 none) */
+    int32_t *mm_due_ret;    /* per mm: the task of its first scan_due_ret_ts since the scan
+                               became due (-1 none) */
+    int32_t *mm_due_n;      /* per mm: how many such returns since then */
     imap scan_drop;         /* mm * nr_cpus + cpu -> cid + 1 the model's scan dropped there,
                                unused < 100 ms + 1 tick (borderline) */
     imap compared_on;       /* task * nr_cpus + cpu -> 1: the task was compared on that CPU */
@@ -232,6 +250,23 @@ static int grow_mms(ks_conform *c, int32_t need)
     for (int32_t i = h->max_mms; i <= cap; i++)
         map[i] = -1;
     c->st->mm_map = map;
+    uint64_t *dts = realloc(c->mm_disagree_ts, ((size_t)cap + 1) * sizeof *dts);
+    if (!dts)
+        return -1;
+    c->mm_disagree_ts = dts;
+    int32_t *due = realloc(c->mm_due_ret, ((size_t)cap + 1) * sizeof *due);
+    if (!due)
+        return -1;
+    c->mm_due_ret = due;
+    int32_t *dn = realloc(c->mm_due_n, ((size_t)cap + 1) * sizeof *dn);
+    if (!dn)
+        return -1;
+    c->mm_due_n = dn;
+    for (int32_t i = h->max_mms; i <= cap; i++) {
+        dts[i] = 0;
+        due[i] = -1;
+        dn[i] = 0;
+    }
     h->max_mms = c->st->max_mms = cap;
     return 0;
 }
@@ -412,6 +447,10 @@ static void reconcile(ks_conform *c, const ks_event *ev, int32_t pid)
     ks_sim *h = &c->host;
     int32_t cpu = ev->cpu;
     conform_cpu *cc = &c->cpus[cpu];
+    /* recorded inside context_switch(), before switch_to() made next current (see the essay) */
+    if (ev->type == KS_EV_GENERIC && cc->known && pid == cc->ctx_prev)
+        return;
+    cc->ctx_prev = -1;
     int32_t named = task_of(c, pid, cpu, pid == ev->pid ? ev->comm : NULL);
     int32_t believed = h->rqs[cpu].curr;
     if (cc->known && believed == named)
@@ -551,6 +590,29 @@ static int idle_holder(const ks_conform *c, int32_t t, int32_t kcid)
     return 0;
 }
 
+/* The first return to user space where the kernel's scan may have run unseen before t's
+ * disagreement, or -1: the mm's scan is due in the model (task_mm_cid_work has not run
+ * since mm_cid_next_scan passed), the mm has not disagreed since, and since then a
+ * thread of the mm returned to user space after a switch-in (a prompted rseq_update).
+ * task_tick_mm_cid() queues task_mm_cid_work on the thread a tick finds running once the
+ * scan is due; when that thread blocks before going back to user space, the work runs at
+ * its next return (resume_user_mode_work: task_work_run, then rseq_handle_notify_resume),
+ * which follows its next switch-in and looks like any other. Returns the task index. */
+static int32_t hidden_scan_at(const ks_conform *c, int32_t t)
+{
+    int32_t mm = c->host.tasks[t].mm;
+    mm_cid_mm *m = mm_cid_mm_of(c->st, mm);
+    if (!m || mm < 0 || c->host.core.now < m->next_scan)
+        return -1;
+    int32_t cand = c->mm_due_ret[mm];
+    if (cand < 0 || c->host.tasks[cand].mm != mm)
+        return -1;
+    uint64_t ts = c->ctasks[cand].scan_due_ret_ts;
+    if (!ts || ts < m->next_scan || c->mm_disagree_ts[mm] >= m->next_scan)
+        return -1;
+    return cand;
+}
+
 /* The first cause that applies (conform.h lists them, in this order). drop_cid: the cid the
  * model's scan dropped from this CPU's slot since the last comparison there (-1 none). */
 static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int32_t drop_cid,
@@ -569,6 +631,8 @@ static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int3
     if (is_allocation(ct->last_path) && drop_cid >= 0 && drop_cid == ev->u.rseq_update.mm_cid)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (is_allocation(ct->last_path) && idle_holder(c, t, ev->u.rseq_update.mm_cid))
+        return KS_CONFORM_SCAN_NOT_VISIBLE;
+    if (hidden_scan_at(c, t) >= 0)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (same_time_change(c, t))
         return KS_CONFORM_SAME_TIME_ORDER;
@@ -617,7 +681,16 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
             WHY("events of this task missing before %.6f", (double)ct->gap_ts / 1e9);
         break;
     case KS_CONFORM_SCAN_NOT_VISIBLE:
-        if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID)
+        if (!(ct->last_path == KS_MM_CID_KEEP_PCPU_CID &&
+              ct->slot_idle_ns + c->tick_ns >= SCHED_MM_CID_PERIOD_NS) &&
+            !(is_allocation(ct->last_path) && idle_holder(c, t, kcid)) && hidden_scan_at(c, t) >= 0) {
+            int32_t at = hidden_scan_at(c, t);
+            WHY("scan due since %.6f may have run unseen at a return to user after a switch-in "
+                "(%d since, first pid %d at %.6f)",
+                (double)mm_cid_mm_of(c->st, h->tasks[t].mm)->next_scan / 1e9,
+                c->mm_due_n[h->tasks[t].mm], h->tasks[at].tid,
+                (double)c->ctasks[at].scan_due_ret_ts / 1e9);
+        } else if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID)
             WHY("model kept a cid unused %.0f ms; the kernel's 100 ms scan (untraced tick) had "
                 "dropped it", (double)ct->slot_idle_ns / 1e6);
         else
@@ -703,6 +776,8 @@ static void resync(ks_conform *c, int32_t t, int32_t cpu, int32_t kcid)
     c->sum.resyncs++;
 }
 
+static void compare_rseq(ks_conform *c, const ks_event *ev, int32_t t);
+
 static void on_rseq(ks_conform *c, const ks_event *ev)
 {
     c->sum.rseq_updates++;
@@ -723,6 +798,9 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
     conform_task *ct = &c->ctasks[t];
     int unprompted = !ct->prompted;
     ct->prompted = 0;
+    mm_cid_mm *mmp = mm_cid_mm_of(c->st, c->host.tasks[t].mm);
+    /* noted after the comparison: a scan here runs after this cid was chosen */
+    int due_ret = !unprompted && mmp && ev->ts_ns >= mmp->next_scan;
     if (unprompted) {
         c->sum.unprompted++;
         if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host.rqs[ev->cpu].curr == t) {
@@ -730,6 +808,22 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
             run_scan_hook(c, ev->cpu, t);
         }
     }
+    compare_rseq(c, ev, t);
+    if (due_ret) {
+        int32_t mm = c->host.tasks[t].mm, first = c->mm_due_ret[mm];
+        if (first < 0 || c->host.tasks[first].mm != mm ||
+            c->ctasks[first].scan_due_ret_ts < mmp->next_scan) {   /* the first since due */
+            ct->scan_due_ret_ts = ev->ts_ns;
+            c->mm_due_ret[mm] = t;
+            c->mm_due_n[mm] = 0;
+        }
+        c->mm_due_n[mm]++;
+    }
+}
+
+/* Compares the kernel's cid in rseq_update ev with the model's for task t. */
+static void compare_rseq(ks_conform *c, const ks_event *ev, int32_t t)
+{
     if (ev->u.rseq_update.mm_cid < 0) {
         c->sum.no_cid++;
         return;
@@ -753,6 +847,7 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
     c->sum.causes[cause]++;
     keep_disagreement(c, ev, t, model, cause);
     imap_put(&c->mm_disagreed, mm, 1);
+    c->mm_disagree_ts[mm] = ev->ts_ns;
     if (c->resync)
         resync(c, t, ev->cpu, ev->u.rseq_update.mm_cid);
 }
@@ -782,6 +877,7 @@ static void on_event(ks_conform *c, const ks_event *ev)
         int32_t next = task_of(c, s->next_pid, cpu, s->next_comm);
         if (prev != next)
             do_switch(c, prev, next, cpu);
+        c->cpus[cpu].ctx_prev = s->prev_pid;
         break;
     }
     case KS_EV_SCHED_PROCESS_FORK: {
@@ -845,6 +941,9 @@ void ks_conform_free(ks_conform *c)
     free(c->ctasks);
     free(c->cpus);
     free(c->kept);
+    free(c->mm_disagree_ts);
+    free(c->mm_due_ret);
+    free(c->mm_due_n);
     imap_free(&c->pid_task);
     imap_free(&c->pid_tgid);
     imap_free(&c->tgid_mm);
@@ -884,12 +983,20 @@ int32_t ks_conform_new(const char *variant, int32_t nr_cpus, int32_t hz, int32_t
     c->ctasks = calloc((size_t)h->max_tasks, sizeof *c->ctasks);
     c->cpus = calloc((size_t)nr_cpus, sizeof *c->cpus);
     c->kept = calloc((size_t)c->max_kept, sizeof *c->kept);
-    if (!h->tasks || !h->rqs || !h->masks || !c->ctasks || !c->cpus || !c->kept) {
+    c->mm_disagree_ts = calloc((size_t)h->max_mms + 1, sizeof *c->mm_disagree_ts);
+    c->mm_due_ret = malloc(((size_t)h->max_mms + 1) * sizeof *c->mm_due_ret);
+    c->mm_due_n = calloc((size_t)h->max_mms + 1, sizeof *c->mm_due_n);
+    if (c->mm_due_ret)
+        for (int32_t i = 0; i <= h->max_mms; i++)
+            c->mm_due_ret[i] = -1;
+    if (!h->tasks || !h->rqs || !h->masks || !c->ctasks || !c->cpus || !c->kept ||
+        !c->mm_disagree_ts || !c->mm_due_ret || !c->mm_due_n) {
         ks_conform_free(c);
         return KS_ERR_NO_MEMORY;
     }
     for (int32_t cpu = 0; cpu < nr_cpus; cpu++) {
         h->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1 };
+        c->cpus[cpu].ctx_prev = -1;
         cpumask_set(&h->masks[0], cpu);
     }
     void *state = NULL;
