@@ -100,6 +100,44 @@ static int64_t chunk_at(const char *d, int64_t block, uint32_t index)
     return p;
 }
 
+/* A copy of a file with `width` bytes at `at` set to `value` (little-endian), and what
+ * decoding it must report: KS_ERR_PARSE, and each expectation that is set. */
+#define ANY_OFFSET INT64_MIN
+typedef struct patch_case {
+    const char *what;               /* the change, printed when a check fails */
+    int64_t at;
+    uint64_t value;
+    int32_t width;
+    int64_t error_offset;           /* ANY_OFFSET: not checked */
+    const char *field;              /* these four: NULL, not checked */
+    const char *is;                 /* the whole message */
+    const char *starts;             /* how the message starts */
+    const char *has;                /* text somewhere in the message */
+} patch_case;
+
+static void check_patched(const char *data, int32_t len, char *copy, const patch_case *pc)
+{
+    int failures = check_failures_in_test;
+    ks_tracedat_stats st;
+    memcpy(copy, data, (size_t)len);
+    put_le(copy + pc->at, pc->value, pc->width);
+    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
+    CHECK_EQ_INT(st.status, KS_ERR_PARSE);
+    const char *msg = st.first_error.message;
+    if (pc->error_offset != ANY_OFFSET)
+        CHECK_EQ_INT(st.error_offset, pc->error_offset);
+    if (pc->field)
+        CHECK_EQ_STR(st.first_error.field, pc->field);
+    if (pc->is)
+        CHECK_EQ_STR(msg, pc->is);
+    if (pc->starts)
+        CHECK(strstr(msg, pc->starts) == msg);
+    if (pc->has)
+        CHECK(strstr(msg, pc->has) != NULL);
+    if (check_failures_in_test != failures)
+        printf("    (the copy with %s: \"%s\")\n", pc->what, msg);
+}
+
 /* ---- inflate ------------------------------------------------------------------------------ */
 
 /* Streams from zlib itself (tests/make_inflate_vectors.py: levels 0/1/6/9, all five
@@ -266,38 +304,23 @@ static void bad_chunks_are_reported(void)
     CHECK_EQ_INT(le(data + m.cpu_off[0], 4), 6);            /* chunks of CPU 0 */
     char *copy = malloc((size_t)len);
     ks_tracedat_stats st;
-    char want[96];
-
-    /* chunk 2 of CPU 0: its zstd frame magic broken */
-    int64_t c2 = chunk_at(data, m.cpu_off[0], 2);
-    memcpy(copy, data, (size_t)len);
-    copy[c2 + 8] ^= 0x01;
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK_EQ_INT(st.status, KS_ERR_PARSE);
-    CHECK_EQ_INT(st.error_offset, c2 + 8);
-    CHECK_EQ_STR(st.first_error.field, "flyrecord data");
-    snprintf(want, sizeof want, "CPU 0's zstd-compressed data, chunk 2 (at byte %lld): zstd: ", (long long)c2);
-    CHECK(strstr(st.first_error.message, want) == st.first_error.message);
-
-    /* chunk 1 of CPU 1 says one page more than it holds */
-    int64_t c1 = chunk_at(data, m.cpu_off[1], 1);
-    memcpy(copy, data, (size_t)len);
-    put_le(copy + c1 + 4, le(data + c1 + 4, 4) + 4096, 4);
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK_EQ_INT(st.error_offset, c1 + 8);
-    snprintf(want, sizeof want, "CPU 1's zstd-compressed data, chunk 1 (at byte %lld): zstd: ", (long long)c1);
-    CHECK(strstr(st.first_error.message, want) == st.first_error.message);
-
-    /* a chunk header whose size is not whole pages, one whose data runs past the block */
-    memcpy(copy, data, (size_t)len);
-    put_le(copy + c2 + 4, 1000, 4);
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK(strstr(st.first_error.message, "not a whole number of 4096-byte pages") != NULL);
-    CHECK_EQ_INT(st.error_offset, c2);
-    memcpy(copy, data, (size_t)len);
-    put_le(copy + c2, 1u << 20, 4);
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK(strstr(st.first_error.message, "run past the CPU's block") != NULL);
+    int64_t c2 = chunk_at(data, m.cpu_off[0], 2), c1 = chunk_at(data, m.cpu_off[1], 1);
+    char want_c2[96], want_c1[96];
+    snprintf(want_c2, sizeof want_c2, "CPU 0's zstd-compressed data, chunk 2 (at byte %lld): zstd: ", (long long)c2);
+    snprintf(want_c1, sizeof want_c1, "CPU 1's zstd-compressed data, chunk 1 (at byte %lld): zstd: ", (long long)c1);
+    const patch_case cases[] = {
+        { .what = "chunk 2 of CPU 0's zstd frame magic broken", .at = c2 + 8,
+          .value = (uint8_t)data[c2 + 8] ^ 0x01u, .width = 1,
+          .error_offset = c2 + 8, .field = "flyrecord data", .starts = want_c2 },
+        { .what = "chunk 1 of CPU 1 saying one page more than it holds", .at = c1 + 4,
+          .value = le(data + c1 + 4, 4) + 4096, .width = 4, .error_offset = c1 + 8, .starts = want_c1 },
+        { .what = "a chunk size not whole pages", .at = c2 + 4, .value = 1000, .width = 4,
+          .error_offset = c2, .has = "not a whole number of 4096-byte pages" },
+        { .what = "a chunk's data running past the block", .at = c2, .value = 1u << 20, .width = 4,
+          .error_offset = ANY_OFFSET, .has = "run past the CPU's block" },
+    };
+    for (uint32_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_patched(data, len, copy, &cases[i]);
 
     /* the data ends inside CPU 1's chunk 1; the file itself cut there (its options,
      * at the end, go first) */
@@ -334,30 +357,27 @@ static void bad_sections_are_reported(void)
     CHECK_EQ_INT(le(data + ev, 2), 18);
     CHECK_EQ_INT(le(data + ev + 2, 2), 1);                  /* flagged compressed */
 
-    memcpy(copy, data, (size_t)len);
-    copy[ev + 24 + 1] ^= 0x10;                              /* the zstd magic */
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK_EQ_STR(st.first_error.field, "event formats");
-    CHECK_EQ_INT(st.error_offset, ev + 24);
-    CHECK(strstr(st.first_error.message, "the event formats section (at byte") == st.first_error.message);
-    CHECK(strstr(st.first_error.message, "does not decompress: zstd: ") != NULL);
-
-    memcpy(copy, data, (size_t)len);                        /* says fewer bytes than it holds */
-    put_le(copy + ev + 20, le(data + ev + 20, 4) / 2, 4);
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK(strstr(st.first_error.message, "does not decompress: zstd: ") != NULL);
+    CHECK(memcmp(data + m.compression, "zstd", 5) == 0);
+    const patch_case cases[] = {
+        { .what = "the event formats' zstd magic broken", .at = ev + 24 + 1,
+          .value = (uint8_t)data[ev + 24 + 1] ^ 0x10u, .width = 1, .error_offset = ev + 24,
+          .field = "event formats", .starts = "the event formats section (at byte",
+          .has = "does not decompress: zstd: " },
+        { .what = "the event formats saying fewer bytes than they hold", .at = ev + 20,
+          .value = le(data + ev + 20, 4) / 2, .width = 4, .error_offset = ANY_OFFSET,
+          .has = "does not decompress: zstd: " },
+        { .what = "\"zstd\" -> \"lz4x\"", .at = m.compression, .value = le("lz4x", 4), .width = 4,
+          .error_offset = ANY_OFFSET,
+          .is = "compressed with 'lz4x' 1.5.4, which kscope does not decompress (it reads zstd and zlib)" },
+    };
+    for (uint32_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_patched(data, len, copy, &cases[i]);
 
     /* the data ends inside the section */
     CHECK_EQ_INT(tds_decode_cut(data, len, ev + 5000, ev + 16 + (int64_t)le(data + ev + 8, 8), &st), KS_ERR_PARSE);
     CHECK(strstr(st.first_error.message, "truncated: the file has no byte") != NULL);
     CHECK_EQ_INT(st.error_offset, ev + 5000);
 
-    memcpy(copy, data, (size_t)len);                        /* "zstd" -> "lz4x" */
-    CHECK(memcmp(copy + m.compression, "zstd", 5) == 0);
-    memcpy(copy + m.compression, "lz4x", 4);
-    CHECK_EQ_INT(tds_decode_copy(copy, len, &st, NULL), KS_ERR_PARSE);
-    CHECK_EQ_STR(st.first_error.message,
-                 "compressed with 'lz4x' 1.5.4, which kscope does not decompress (it reads zstd and zlib)");
     free(copy);
     free(data);
 
@@ -369,11 +389,13 @@ static void bad_sections_are_reported(void)
     CHECK(v7_walk(data, len, &m));
     int64_t cmd = m.section[21];
     CHECK(cmd > 0);
-    put_le(data + cmd + 2, 1, 2);
-    CHECK_EQ_INT(tds_decode_copy(data, len, &st, NULL), KS_ERR_PARSE);
-    CHECK_EQ_STR(st.first_error.message,
-                 "the cmdlines section is flagged compressed, but the file header names no compression ('none')");
-    CHECK_EQ_INT(st.error_offset, cmd);
+    copy = malloc((size_t)len);
+    const patch_case flagged = {
+        .what = "the cmdlines section flagged compressed", .at = cmd + 2, .value = 1, .width = 2,
+        .error_offset = cmd,
+        .is = "the cmdlines section is flagged compressed, but the file header names no compression ('none')" };
+    check_patched(data, len, copy, &flagged);
+    free(copy);
     free(data);
 }
 
