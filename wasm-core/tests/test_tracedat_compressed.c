@@ -91,6 +91,16 @@ static bool v7_walk(const char *d, int32_t len, v7_map *m)
     return m->cpus > 0;
 }
 
+/* A v7 test file, read and walked (both CHECKed); NULL if it cannot be read. */
+static char *read_v7(const char *path, int32_t *len, v7_map *m)
+{
+    char *data = fixture_read(path, len);
+    CHECK(data != NULL);
+    if (data)
+        CHECK(v7_walk(data, *len, m));
+    return data;
+}
+
 /* Offset of chunk `index`'s header in the compressed block at `block`. */
 static int64_t chunk_at(const char *d, int64_t block, uint32_t index)
 {
@@ -294,12 +304,10 @@ static void threads4_zstd_matches_trace_cmd(void)
 static void bad_chunks_are_reported(void)
 {
     int32_t len = 0;
-    char *data = fixture_read(THREADS4_ZSTD, &len);
-    CHECK(data != NULL);
+    v7_map m;
+    char *data = read_v7(THREADS4_ZSTD, &len, &m);
     if (!data)
         return;
-    v7_map m;
-    CHECK(v7_walk(data, len, &m));
     CHECK_EQ_INT(m.cpus, 2);
     CHECK_EQ_INT(le(data + m.cpu_off[0], 4), 6);            /* chunks of CPU 0 */
     char *copy = malloc((size_t)len);
@@ -344,12 +352,10 @@ static void bad_chunks_are_reported(void)
 static void bad_sections_are_reported(void)
 {
     int32_t len = 0;
-    char *data = fixture_read(THREADS4_ZSTD, &len);
-    CHECK(data != NULL);
+    v7_map m;
+    char *data = read_v7(THREADS4_ZSTD, &len, &m);
     if (!data)
         return;
-    v7_map m;
-    CHECK(v7_walk(data, len, &m));
     char *copy = malloc((size_t)len);
     ks_tracedat_stats st;
     int64_t ev = m.section[18];                             /* event formats */
@@ -382,11 +388,9 @@ static void bad_sections_are_reported(void)
     free(data);
 
     /* the uncompressed v7 fixture with one section flagged compressed */
-    data = fixture_read(GEN_DIR "tracecmd_6.18_v7.dat", &len);
-    CHECK(data != NULL);
+    data = read_v7(GEN_DIR "tracecmd_6.18_v7.dat", &len, &m);
     if (!data)
         return;
-    CHECK(v7_walk(data, len, &m));
     int64_t cmd = m.section[21];
     CHECK(cmd > 0);
     copy = malloc((size_t)len);
@@ -416,12 +420,10 @@ static void compressed_options_and_short_sections(void)
         CHECK_EQ_STR(st.uname, "Linux vm 6.18.44-fc-v669 x86_64");
         free(data);
     }
-    data = fixture_read(GEN_DIR "short_formats.dat", &len);
-    CHECK(data != NULL);
+    v7_map m;
+    data = read_v7(GEN_DIR "short_formats.dat", &len, &m);
     if (!data)
         return;
-    v7_map m;
-    CHECK(v7_walk(data, len, &m));
     CHECK_EQ_INT(tds_decode_copy(data, len, &st, &events), KS_ERR_PARSE);
     CHECK_EQ_INT(events, 0);
     CHECK_EQ_STR(st.first_error.field, "event formats");
@@ -439,12 +441,10 @@ static void compressed_options_and_short_sections(void)
 static void corrupted_compressed_files_do_not_crash(void)
 {
     int32_t len = 0;
-    char *data = fixture_read(THREADS4_ZSTD, &len);
-    CHECK(data != NULL);
+    v7_map m;
+    char *data = read_v7(THREADS4_ZSTD, &len, &m);
     if (!data)
         return;
-    v7_map m;
-    CHECK(v7_walk(data, len, &m));
     char *copy = malloc((size_t)len);
     uint32_t seed = 4242, failed = 0;
     for (int32_t round = 0; round < 24; round++) {
