@@ -82,18 +82,15 @@ def to_records(table: pa.Table) -> np.ndarray:
     has_prio = sw | wk | mg | ex
     out["p_prio"][has_prio] = p_prio[has_prio]
     out["p_word64"][sw] = _ints(table, "prev_state", 0)[sw]
-    out["next_comm"][sw] = _names(table, "next_comm")[sw]
-    out["next_pid"][sw] = _ints(table, "next_pid")[sw]
-    out["next_prio"][sw] = _ints(table, "next_prio")[sw]
-    out["p_i64"][wk] = _ints(table, "target_cpu")[wk]
-    out["p_i64"][mg] = _ints(table, "orig_cpu")[mg]
-    out["p_i68"][mg] = _ints(table, "dest_cpu")[mg]
-    out["p_i64"][ex] = _ints(table, "group_dead")[ex]
-    out["child_comm"][fk] = _names(table, "child_comm")[fk]
-    out["child_pid"][fk] = _ints(table, "child_pid")[fk]
-    out["r_cpu_id"][rs] = _ints(table, "cpu_id")[rs]
-    out["r_node_id"][rs] = _ints(table, "node_id")[rs]
-    out["r_mm_cid"][rs] = _ints(table, "mm_cid")[rs]
+    # The rest: (record field, column, reader, the rows of the types that have it).
+    for field, column, read, rows in (
+            ("next_comm", "next_comm", _names, sw), ("next_pid", "next_pid", _ints, sw),
+            ("next_prio", "next_prio", _ints, sw), ("p_i64", "target_cpu", _ints, wk),
+            ("p_i64", "orig_cpu", _ints, mg), ("p_i68", "dest_cpu", _ints, mg),
+            ("p_i64", "group_dead", _ints, ex), ("child_comm", "child_comm", _names, fk),
+            ("child_pid", "child_pid", _ints, fk), ("r_cpu_id", "cpu_id", _ints, rs),
+            ("r_node_id", "node_id", _ints, rs), ("r_mm_cid", "mm_cid", _ints, rs)):
+        out[field][rows] = read(table, column)[rows]
     return out.view(records.RAW)
 
 

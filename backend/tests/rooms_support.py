@@ -1,37 +1,20 @@
-"""Helpers of the rooms tests: a private redis-server, `kscope serve` processes, a ws client."""
+"""Helpers of the rooms tests: a private redis-server and `kscope serve` processes.
+
+The start-up helpers are the bench's (kscope/bench/local_servers.py, also used by
+`kscope bench rooms`)."""
 
 import os
 import shutil
-import socket
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import ExitStack, contextmanager
 
 import pytest
 
 from conftest import KSCOPE
+from kscope.bench import local_servers
+from kscope.bench.local_servers import free_port
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} in {timeout} s")
+__all__ = ["free_port", "kscope_servers", "redis_server"]
 
 
 @contextmanager
@@ -43,39 +26,19 @@ def redis_server() -> Iterator[str]:
         reason = "redis-server not installed (scripts/setup.sh installs the Debian package)"
         print(reason)
         pytest.skip(reason)
-    port = free_port()
-    workdir = tempfile.mkdtemp(prefix="kscope-redis-")
-    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", workdir, "--daemonize", "no"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        _wait_port(port, proc, "redis-server")
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        shutil.rmtree(workdir, ignore_errors=True)
+    with local_servers.redis_server(exe) as url:
+        yield url
 
 
 @contextmanager
 def kscope_servers(count: int, redis_url: str = "", **env: str) -> Iterator[list[str]]:
     """`count` `kscope serve` processes on free ports; yields their base URLs."""
-    procs, urls = [], []
     environ = {**os.environ, "KSCOPE_REDIS_URL": redis_url, **env}
-    try:
+    with ExitStack() as stack:
+        urls = []
         for _ in range(count):
             port = free_port()
-            proc = subprocess.Popen([str(KSCOPE), "serve", "--port", str(port)], env=environ,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            procs.append(proc)
-            _wait_port(port, proc, f"kscope serve --port {port}")
+            stack.enter_context(local_servers.process([str(KSCOPE), "serve", "--port", str(port)], port,
+                                                      f"kscope serve --port {port}", environ))
             urls.append(f"http://127.0.0.1:{port}")
         yield urls
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()

@@ -93,7 +93,10 @@ static int build_recent_cid_trace(hand *h, int v613)
     return h->n;
 }
 
-static ks_conform_summary replay(const char *variant, const ks_event *ev, int n, ks_conform **keep)
+/* Replays ev through a fresh checker for `variant` (scan_at >= 0: ks_conform_set_scan_at
+ * first; < 0: the default); its summary, the checker kept in *keep if asked. */
+static ks_conform_summary replay_with(const char *variant, int32_t scan_at, const ks_event *ev, int n,
+                                      ks_conform **keep)
 {
     ks_conform_summary s;
     memset(&s, 0, sizeof s);
@@ -101,6 +104,8 @@ static ks_conform_summary replay(const char *variant, const ks_event *ev, int n,
     CHECK_EQ_INT(ks_conform_new(variant, 4, 250, 0, &c), KS_OK);
     if (!c)
         return s;
+    if (scan_at >= 0)
+        CHECK_EQ_INT(ks_conform_set_scan_at(c, scan_at), KS_OK);
     CHECK_EQ_INT(ks_conform_feed(c, ev, (uint32_t)n), KS_OK);
     CHECK_EQ_INT(ks_conform_result(c, &s), KS_OK);
     if (keep)
@@ -108,6 +113,11 @@ static ks_conform_summary replay(const char *variant, const ks_event *ev, int n,
     else
         ks_conform_free(c);
     return s;
+}
+
+static ks_conform_summary replay(const char *variant, const ks_event *ev, int n, ks_conform **keep)
+{
+    return replay_with(variant, -1, ev, n, keep);
 }
 
 /* 6.13 and 6.12 disagree exactly where recent_cid and expansion matter. */
@@ -363,30 +373,12 @@ static int build_scan_trace(hand *h, int marked)
     return h->n;
 }
 
-static ks_conform_summary replay_at(int32_t scan_at, const ks_event *ev, int n, ks_conform **keep)
-{
-    ks_conform_summary s;
-    memset(&s, 0, sizeof s);
-    ks_conform *c = NULL;
-    CHECK_EQ_INT(ks_conform_new("v6.12", 4, 250, 0, &c), KS_OK);
-    if (!c)
-        return s;
-    CHECK_EQ_INT(ks_conform_set_scan_at(c, scan_at), KS_OK);
-    CHECK_EQ_INT(ks_conform_feed(c, ev, (uint32_t)n), KS_OK);
-    CHECK_EQ_INT(ks_conform_result(c, &s), KS_OK);
-    if (keep)
-        *keep = c;
-    else
-        ks_conform_free(c);
-    return s;
-}
-
 static void scan_runs_where_the_trace_shows_task_work(void)
 {
     hand h;
     /* marked: the scan runs at the unprompted rseq_update, 502 then agrees */
     int n = build_scan_trace(&h, 1);
-    ks_conform_summary a = replay_at(KS_CONFORM_SCAN_AT_RETURN, h.ev, n, NULL);
+    ks_conform_summary a = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, n, NULL);
     CHECK_EQ_INT(a.unprompted, 1);
     CHECK_EQ_INT(a.scans, 1);
     CHECK_EQ_INT(a.compared, 4);
@@ -394,7 +386,7 @@ static void scan_runs_where_the_trace_shows_task_work(void)
     /* unmarked: no scan is guessed; the disagreement is put down to the untraced scan */
     n = build_scan_trace(&h, 0);
     ks_conform *c = NULL;
-    ks_conform_summary b = replay_at(KS_CONFORM_SCAN_AT_RETURN, h.ev, n, &c);
+    ks_conform_summary b = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, n, &c);
     CHECK_EQ_INT(b.unprompted, 0);
     CHECK_EQ_INT(b.scans, 0);
     CHECK_EQ_INT(b.agree, 2);
@@ -406,7 +398,7 @@ static void scan_runs_where_the_trace_shows_task_work(void)
     CHECK_EQ_INT(d.cause, KS_CONFORM_SCAN_NOT_VISIBLE);
     ks_conform_free(c);
     /* the simulator's way (scan at every modelled tick) scans while 501 runs */
-    ks_conform_summary t = replay_at(KS_CONFORM_SCAN_AT_TICK, h.ev, n, NULL);
+    ks_conform_summary t = replay_with("v6.12", KS_CONFORM_SCAN_AT_TICK, h.ev, n, NULL);
     CHECK(t.scans >= 2);
     CHECK_EQ_INT(t.compared, 3);
     CHECK_EQ_INT(t.agree, 3);

@@ -17,30 +17,10 @@
 #include "check.h"
 #include "fixture_file.h"
 #include "trace_test_util.h"
+#include "tracedat_support.h"
 #include "kscope/tracedat.h"
 
 #define GEN_DIR "build/fixtures/"
-
-/* The want/feed loop, handing over at most `chunk` bytes per feed (0: all wanted). */
-static int32_t decode_by_offset(const char *data, int32_t len, int32_t chunk, ks_event_log *log,
-                                ks_tracedat_stats *st)
-{
-    ks_tracedat_decoder *dec = NULL;
-    int32_t status = ks_tracedat_decoder_new(&dec);
-    int64_t off;
-    int32_t want;
-    while (status == KS_OK && ks_tracedat_decoder_want(dec, &off, &want) == KS_OK && want > 0) {
-        int64_t n = off >= len ? 0 : len - off < want ? len - off : want;
-        if (chunk > 0 && n > chunk)
-            n = chunk;
-        status = ks_tracedat_decoder_feed(dec, off, n ? data + off : NULL, (int32_t)n, log);
-    }
-    if (status == KS_OK)
-        status = ks_tracedat_decoder_finish(dec, log);
-    ks_tracedat_decoder_stats(dec, st);
-    ks_tracedat_decoder_free(dec);
-    return status;
-}
 
 /* Decodes a file in one go and in 7-byte and 64 KiB feeds; all three must agree. */
 static ks_event_log *decode_file(const char *path, ks_tracedat_stats *st, bool chunked)
@@ -54,16 +34,8 @@ static ks_event_log *decode_file(const char *path, ks_tracedat_stats *st, bool c
         return whole;
     CHECK_EQ_INT(ks_tracedat_decode(data, len, whole, st), KS_OK);
     static const int32_t chunks[] = { 7, 64 << 10 };
-    for (uint32_t i = 0; chunked && i < sizeof chunks / sizeof chunks[0]; i++) {
-        ks_event_log *log = NULL;
-        ks_tracedat_stats s;
-        ks_event_log_new(&log);
-        CHECK_EQ_INT(decode_by_offset(data, len, chunks[i], log, &s), KS_OK);
-        CHECK_EQ_INT(ks_event_log_count(log), ks_event_log_count(whole));
-        CHECK_EQ_INT(tt_same_records(log, whole), ks_event_log_count(whole));
-        CHECK_EQ_INT(s.events, st->events);
-        ks_event_log_free(log);
-    }
+    if (chunked)
+        tds_check_feeds(data, len, whole, st, chunks, sizeof chunks / sizeof chunks[0]);
     free(data);
     return whole;
 }
@@ -277,7 +249,7 @@ static void truncated_files_are_reported(void)
         ks_event_log *log = NULL;
         ks_tracedat_stats st;
         ks_event_log_new(&log);
-        CHECK_EQ_INT(decode_by_offset(data, header_cuts[i], 0, log, &st), KS_ERR_PARSE);
+        CHECK_EQ_INT(tds_decode_fed(data, header_cuts[i], 0, log, &st), KS_ERR_PARSE);
         CHECK_EQ_INT(st.status, KS_ERR_PARSE);
         CHECK(st.error_offset >= header_cuts[i]);  /* the first byte wanted and not there */
         CHECK(strstr(st.first_error.message, "truncated") != NULL);
@@ -289,7 +261,7 @@ static void truncated_files_are_reported(void)
         ks_event_log *log = NULL;
         ks_tracedat_stats st;
         ks_event_log_new(&log);
-        CHECK_EQ_INT(decode_by_offset(data, data_cuts[i], 0, log, &st), KS_OK);
+        CHECK_EQ_INT(tds_decode_fed(data, data_cuts[i], 0, log, &st), KS_OK);
         CHECK(st.malformed >= 1);
         CHECK(st.events > 0 && st.events < 3724);
         CHECK(strstr(st.first_error.message, "short of its size") != NULL);
@@ -333,17 +305,8 @@ static void corrupted_files_do_not_crash(void)
     for (int32_t round = 0; round < 24; round++) {
         memcpy(copy, data, (size_t)len);
         int32_t span = round < 12 ? 1200000 : len;  /* half the rounds hit the header */
-        for (int32_t k = 0; k < 16; k++) {
-            seed = seed * 1103515245u + 12345u;
-            copy[(seed >> 4) % (uint32_t)span] = (char)(seed >> 24);
-        }
-        ks_event_log *log = NULL;
-        ks_tracedat_stats st;
-        ks_event_log_new(&log);
-        int32_t status = decode_by_offset(copy, len, 0, log, &st);
-        CHECK(status == KS_OK || status == KS_ERR_PARSE);
-        CHECK(st.events == ks_event_log_count(log));
-        ks_event_log_free(log);
+        tds_scribble(copy, 0, span, 16, &seed);
+        tds_decode_ends_with_status(copy, len);
     }
     free(copy);
     free(data);

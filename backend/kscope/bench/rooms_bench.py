@@ -20,10 +20,7 @@ import asyncio
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from contextlib import ExitStack, contextmanager
@@ -33,6 +30,8 @@ from typing import Any
 
 import httpx
 
+from kscope.bench import local_servers
+
 TARGET_P99_MS = 100  # issue 8: 300 followers, one backend, loopback
 CONNECT_BATCH = 50  # follower sockets opened concurrently
 
@@ -41,68 +40,33 @@ class BenchFailed(RuntimeError):
     pass
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise BenchFailed(f"{what} exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise BenchFailed(f"{what} did not listen on 127.0.0.1:{port} in {timeout} s")
-
-
-@contextmanager
-def _process(argv: list[str], port: int, what: str, env: dict[str, str] | None = None) -> Iterator[int]:
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_port(port, proc, what)
-        yield proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
 @contextmanager
 def _redis() -> Iterator[str]:
     exe = shutil.which("redis-server")
     if exe is None:
         raise BenchFailed("redis-server not found: 2 backends need it (scripts/setup.sh installs the Debian "
                           "package redis-server)")
-    port = _free_port()
-    workdir = tempfile.mkdtemp(prefix="kscope-bench-redis-")
-    try:
-        with _process([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                       "--dir", workdir], port, "redis-server"):
-            yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with local_servers.redis_server(exe, prefix="kscope-bench-redis-") as url:
+        yield url
 
 
 @contextmanager
 def _backends(count: int, followers: int) -> Iterator[tuple[list[str], list[int]]]:
     with ExitStack() as stack:
         env = {**os.environ, "KSCOPE_ROOM_MAX_FOLLOWERS": str(followers + 10), "KSCOPE_REDIS_URL": ""}
-        if count > 1:
-            env["KSCOPE_REDIS_URL"] = stack.enter_context(_redis())
         urls, pids = [], []
-        for _ in range(count):
-            port = _free_port()
-            argv = [sys.executable, "-c", "from kscope.cli import main; raise SystemExit(main())",
-                    "serve", "--port", str(port)]
-            pids.append(stack.enter_context(_process(argv, port, f"kscope serve --port {port}", env)))
-            urls.append(f"127.0.0.1:{port}")
+        try:
+            if count > 1:
+                env["KSCOPE_REDIS_URL"] = stack.enter_context(_redis())
+            for _ in range(count):
+                port = local_servers.free_port()
+                argv = [sys.executable, "-c", "from kscope.cli import main; raise SystemExit(main())",
+                        "serve", "--port", str(port)]
+                pids.append(stack.enter_context(local_servers.process(argv, port, f"kscope serve --port {port}",
+                                                                      env)))
+                urls.append(f"127.0.0.1:{port}")
+        except local_servers.ServerFailed as err:
+            raise BenchFailed(str(err)) from err
         yield urls, pids
 
 

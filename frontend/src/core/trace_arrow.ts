@@ -20,6 +20,7 @@
  */
 import { tableFromIPC, type Data, type Table } from 'apache-arrow'
 import { EVENT_TYPES, TYPE_GENERIC, type TraceColumns } from '../engine/wasm_bridge'
+import { StringInterner } from '../engine/string_interner'
 
 type AnyData = Data
 
@@ -36,23 +37,9 @@ function validity(d: AnyData): (i: number) => boolean {
   return (i) => ((bitmap[(off + i) >> 3] >> ((off + i) & 7)) & 1) === 1
 }
 
-class Interner {
-  readonly strings: string[] = []
-  private readonly ids = new Map<string, number>()
-  id(s: string): number {
-    let id = this.ids.get(s)
-    if (id === undefined) {
-      id = this.strings.length
-      this.strings.push(s)
-      this.ids.set(s, id)
-    }
-    return id
-  }
-}
-
 const ABSENT: ColumnReader = { num: (_i, d) => d, str: () => -1 }
 
-function reader(d: AnyData | undefined, strings: Interner): ColumnReader {
+function reader(d: AnyData | undefined, strings: StringInterner): ColumnReader {
   if (!d) return ABSENT
   const valid = validity(d)
   const dict = (d as { dictionary?: { length: number; get(i: number): unknown } }).dictionary
@@ -99,7 +86,7 @@ export function columnsFromArrow(bytes: Uint8Array | ArrayBuffer): TraceColumns 
 
 export function columnsFromTable(table: Table): TraceColumns {
   const n = table.numRows
-  const strings = new Interner()
+  const strings = new StringInterner()
   const c: TraceColumns = {
     count: n, ts: new Float64Array(n), type: new Uint8Array(n), cpu: new Int32Array(n), pid: new Int32Array(n),
     tgid: new Int32Array(n), comm: new Int32Array(n), f0: new Int32Array(n), f1: new Int32Array(n),

@@ -25,6 +25,7 @@
  * strings in one interned table, and the views render them as text only.
  */
 import { EVENT_BYTES, EVENT_TYPES } from './sim_records'
+import { StringInterner } from './string_interner'
 
 export const TYPE_GENERIC = 0
 export const TYPE_SWITCH = 1
@@ -106,20 +107,14 @@ export class TraceColumnsBuilder {
   f4 = new Int32Array(0)
   s1 = new Int32Array(0)
   s2 = new Int32Array(0)
-  readonly strings: string[] = []
-  private readonly ids = new Map<string, number>()
+  private readonly interner = new StringInterner()
+  readonly strings: string[] = this.interner.strings
   private readonly decoder = new TextDecoder('utf-8')
   /** Byte-keyed comm cache: most events repeat a handful of comms. */
   private readonly commCache = new Map<string, number>()
 
   intern(s: string): number {
-    let id = this.ids.get(s)
-    if (id === undefined) {
-      id = this.strings.length
-      this.strings.push(s)
-      this.ids.set(s, id)
-    }
-    return id
+    return this.interner.id(s)
   }
 
   /** Interns a NUL-padded char[16] at byte offset `at`. */

@@ -7,7 +7,7 @@ import { useEffect, useRef } from 'react'
 import { useUrlPosition } from '../core/lesson_route'
 import { appHref, lessonRouteOf, useAppLocation } from '../core/route'
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
-import { keyCommand, type DigitBuffer } from '../views/lesson/keys'
+import { isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { AppHeader } from './AppHeader'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
@@ -22,11 +22,8 @@ export function LearnPage({ navigate, standalone = false }: { navigate: (href: s
   useEffect(() => {
     if (!lesson) return
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null
-      if (e.ctrlKey || e.metaKey || e.altKey || (t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) return
-      const step = lesson.steps[Math.min(position.step, lesson.steps.length - 1)]
-      const [cmd, buf] = keyCommand({ key: e.key, now: performance.now() }, position, lesson.steps.length, step.toggles, digits.current)
-      digits.current = buf
+      if (isForeignKey(e)) return
+      const cmd = stepKeyCommand(e.key, position, lesson.steps, digits)
       if (cmd.kind === 'move') {
         e.preventDefault()
         setPosition(cmd.position)

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'react'
 import { openLessonChannel, type LessonChannel } from '../core/lesson_channel'
 import type { LessonPosition } from '../core/lesson_position'
 import { lessonRouteOf, useAppLocation } from '../core/route'
-import { keyCommand, type DigitBuffer } from '../views/lesson/keys'
+import { stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
@@ -32,9 +32,7 @@ export function NotesPage() {
   useEffect(() => {
     if (!lesson || !position) return
     const onKey = (e: KeyboardEvent) => {
-      const step = lesson.steps[Math.min(position.step, lesson.steps.length - 1)]
-      const [cmd, buf] = keyCommand({ key: e.key, now: performance.now() }, position, lesson.steps.length, step.toggles, digits.current)
-      digits.current = buf
+      const cmd = stepKeyCommand(e.key, position, lesson.steps, digits)
       if (cmd.kind !== 'move') return
       e.preventDefault()
       channel.current?.post({ type: 'navigate', position: cmd.position })

@@ -15,7 +15,7 @@ import { useUrlPosition } from '../core/lesson_route'
 import type { Lesson } from '../core/lesson_types'
 import { appHref, lessonRouteOf, useAppLocation } from '../core/route'
 import { LessonPlayer, type QuizBinding } from '../views/lesson/LessonPlayer'
-import { KEY_HELP, keyCommand, type DigitBuffer } from '../views/lesson/keys'
+import { KEY_HELP, isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 import { PresentWithRoom } from './PresentRoom'
@@ -59,12 +59,8 @@ export function PresentView({ lesson, position, onNavigate, quiz, bar, side }: P
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null
-      if (e.ctrlKey || e.metaKey || e.altKey || (t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) return
-      const p = latest.current
-      const step = lesson.steps[Math.min(p.step, lesson.steps.length - 1)]
-      const [cmd, buf] = keyCommand({ key: e.key, now: performance.now() }, p, lesson.steps.length, step.toggles, digits.current)
-      digits.current = buf
+      if (isForeignKey(e)) return
+      const cmd = stepKeyCommand(e.key, latest.current, lesson.steps, digits)
       if (cmd.kind === 'none') return
       e.preventDefault()
       if (cmd.kind === 'move') onNavigate(cmd.position)

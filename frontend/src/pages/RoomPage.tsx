@@ -12,7 +12,7 @@ import type { LessonPosition } from '../core/lesson_position'
 import { followerClientId } from '../core/rooms_api'
 import { useRoomClient } from '../core/use_room'
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
-import { keyCommand, type DigitBuffer } from '../views/lesson/keys'
+import { isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { FollowBanner } from '../views/room/FollowBanner'
 import { FollowerFallback } from '../views/room/FollowerFallback'
 import { useLessonData } from './lesson/useLessonData'
@@ -30,17 +30,14 @@ export function RoomPage({ code }: { code: string; navigate: (href: string) => v
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null
-      if (e.ctrlKey || e.metaKey || e.altKey || (t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) return
+      if (isForeignKey(e)) return
       if (e.key === 'r' || e.key === 'R') {
         e.preventDefault()
         onResync()
         return
       }
       if (!lesson || !applied) return
-      const step = lesson.steps[Math.min(applied.step, lesson.steps.length - 1)]
-      const [cmd, buf] = keyCommand({ key: e.key, now: performance.now() }, applied, lesson.steps.length, step.toggles, digits.current)
-      digits.current = buf
+      const cmd = stepKeyCommand(e.key, applied, lesson.steps, digits)
       if (cmd.kind === 'move') {
         e.preventDefault()
         onNavigate(cmd.position)

@@ -1,7 +1,7 @@
 // Presenter keys as a pure function: moves, jumps (one and two digits), the toggle, help, full screen.
 import { describe, expect, it } from 'vitest'
 import type { LessonPosition } from '../../core/lesson_position'
-import { DIGIT_MS, keyCommand, type DigitBuffer } from './keys'
+import { DIGIT_MS, isForeignKey, keyCommand, stepKeyCommand, type DigitBuffer } from './keys'
 
 const at = (step: number, toggles: Record<string, boolean> = {}): LessonPosition => ({ lesson: 'mm_cid', step, toggles, pointer: { x: 0.5, y: 0.5 } })
 const none: DigitBuffer = { text: '', at: 0 }
@@ -42,5 +42,32 @@ describe('presenter keys', () => {
     expect(press('?', at(1))[0]).toEqual({ kind: 'help', open: 'toggle' })
     expect(press('Escape', at(1))[0]).toEqual({ kind: 'help', open: false })
     expect(press('x', at(1))[0]).toEqual({ kind: 'none' })
+  })
+})
+
+describe('page key handling', () => {
+  const ev = (o: Partial<Pick<KeyboardEvent, 'ctrlKey' | 'metaKey' | 'altKey'>>, tagName?: string) =>
+    ({ ctrlKey: false, metaKey: false, altKey: false, ...o, target: tagName ? ({ tagName } as unknown as EventTarget) : null })
+
+  it('keys with a modifier held or typed into a form field are not the lesson\'s', () => {
+    expect(isForeignKey(ev({}))).toBe(false)
+    expect(isForeignKey(ev({}, 'DIV'))).toBe(false)
+    expect(isForeignKey(ev({ ctrlKey: true }))).toBe(true)
+    expect(isForeignKey(ev({ metaKey: true }))).toBe(true)
+    expect(isForeignKey(ev({ altKey: true }))).toBe(true)
+    for (const tag of ['INPUT', 'SELECT', 'TEXTAREA']) expect(isForeignKey(ev({}, tag))).toBe(true)
+  })
+
+  it('uses the toggles of the position\'s step (the last step past the end) and keeps the digit buffer', () => {
+    const steps = [{ toggles: [] }, { toggles: ['bug'] }]
+    const digits = { current: none }
+    expect(stepKeyCommand('t', at(0), steps, digits)).toEqual({ kind: 'none' })
+    expect(stepKeyCommand('t', at(1), steps, digits)).toEqual({ kind: 'move', position: { ...at(1), toggles: { bug: true } } })
+    expect(stepKeyCommand('t', at(5), steps, digits)).toEqual({ kind: 'move', position: { ...at(5), toggles: { bug: true } } })
+    expect(stepKeyCommand('2', at(0), steps, digits)).toEqual({ kind: 'move', position: { ...at(0), step: 1, pointer: null } })
+    expect(digits.current.text).toBe('')   // 2 * 10 > 2 steps: no second digit can follow
+    const many = Array.from({ length: 16 }, () => ({ toggles: [] }))
+    expect(stepKeyCommand('1', at(4), many, digits)).toEqual({ kind: 'move', position: { ...at(4), step: 0, pointer: null } })
+    expect(digits.current.text).toBe('1')
   })
 })

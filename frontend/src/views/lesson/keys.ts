@@ -70,6 +70,22 @@ export function keyCommand(input: KeyInput, p: LessonPosition, steps: number, to
   return [{ kind: 'none' }, cleared]
 }
 
+/** Ctrl, Meta or Alt held, or typing into a form field: not a lesson key (the page leaves it alone). */
+export function isForeignKey(e: Pick<KeyboardEvent, 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): boolean {
+  const t = e.target as { tagName?: string } | null
+  return e.ctrlKey || e.metaKey || e.altKey || (!!t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName ?? ''))
+}
+
+/** keyCommand at p in a lesson of these steps (the toggles of p's step, clamped to the last);
+ *  advances the digit buffer held in `digits`. */
+export function stepKeyCommand(key: string, p: LessonPosition, steps: readonly { toggles: readonly string[] }[],
+  digits: { current: DigitBuffer }): KeyCommand {
+  const step = steps[Math.min(p.step, steps.length - 1)]
+  const [cmd, buf] = keyCommand({ key, now: performance.now() }, p, steps.length, step.toggles, digits.current)
+  digits.current = buf
+  return cmd
+}
+
 /** The help overlay's lines. */
 export const KEY_HELP: [string, string][] = [
   ['Space, →, PageDown', 'next step'],
