@@ -249,6 +249,43 @@ def test_bad_shape_and_kernel_path_exit_2(capsys: pytest.CaptureFixture[str], tm
     assert "no such file" in capsys.readouterr().err
 
 
+def _fake_boots(monkeypatch: pytest.MonkeyPatch, consoles: list[bytes]) -> list[str]:
+    """qemu.run replaced: each call returns the next console; a console without a panic finishes."""
+    calls: list[str] = []
+
+    def run(argv: list[str], boot_marker: str, done_marker: str, boot_timeout: float, timeout: float) -> qemu.Boot:
+        console = consoles[len(calls)]
+        calls.append(argv[0])
+        ok = capture_vm.PANIC not in console
+        return qemu.Boot("tcg", booted=ok, finished=ok, returncode=0, boot_s=1.0 if ok else None,
+                         total_s=2.0, console=console, why="" if ok else "QEMU exited before the boot marker")
+
+    monkeypatch.setattr(capture_vm.qemu, "run", run)
+    monkeypatch.setattr(capture_vm.qemu, "command", lambda machine, accel, data: [accel])
+    return calls
+
+
+PANIC_CONSOLE = b"[    1.75] RIP: 0010:sched_clock_cpu+0x9/0x190\n[    1.75] Kernel panic - not syncing: Fatal exception in interrupt\n"
+
+
+def test_a_guest_kernel_panic_is_booted_again_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    calls = _fake_boots(monkeypatch, [PANIC_CONSOLE, b"booted\n"])
+    req = capture_vm.VmRequest(workload="intermittent", seconds=1, output=tmp_path / "o", accel="tcg")
+    machine = qemu.Machine(tmp_path / "k", tmp_path / "i", 4, 2, 512, "")
+    boot, attempts = capture_vm._boot(req, machine, tmp_path / "data", time.monotonic(), "test")
+    assert boot.finished and calls == ["tcg", "tcg"]
+    assert attempts[0]["why"] == "guest Kernel panic - not syncing: Fatal exception in interrupt"
+    assert not attempts[0]["finished"] and attempts[1]["finished"]
+
+
+def test_a_second_panic_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _fake_boots(monkeypatch, [PANIC_CONSOLE, PANIC_CONSOLE, b"never\n"])
+    req = capture_vm.VmRequest(workload="intermittent", seconds=1, output=tmp_path / "o", accel="tcg")
+    machine = qemu.Machine(tmp_path / "k", tmp_path / "i", 4, 2, 512, "")
+    with pytest.raises(capture_vm.VmCaptureError, match="Kernel panic - not syncing"):
+        capture_vm._boot(req, machine, tmp_path / "data", time.monotonic(), "test")
+
+
 # --- a real boot -----------------------------------------------------------------------------------
 
 def _vm_ready(cache: Path) -> str | None:
