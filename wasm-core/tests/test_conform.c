@@ -444,7 +444,7 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     add(&h, 202 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
     rseq(&h, 202 * MS + 1000, 2, 602, tg, 0);
     ks_conform *c = NULL;
-    ks_conform_summary s = replay_at(KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, &c);
+    ks_conform_summary s = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, &c);
     CHECK_EQ_INT(s.gaps, 0);
     CHECK_EQ_INT(s.unprompted, 0);
     CHECK_EQ_INT(s.scans, 0);
@@ -462,7 +462,7 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     ks_conform_free(c);
     /* the same generic event naming prev after another event there is a gap */
     add(&h, 202 * MS + 2000, KS_EV_GENERIC, 2, 0, -1);
-    s = replay_at(KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, NULL);
+    s = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, NULL);
     CHECK_EQ_INT(s.gaps, 1);
 }
 
