@@ -14,6 +14,7 @@ than events, is refused as a whole.
 
 import datetime as dt
 from concurrent.futures import Future, ThreadPoolExecutor
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,10 @@ ProgressFn = Callable[[str, int, int, int], None]
 META_PREFIX = b"# kscope: "
 SYSFS_PREFIX = b"# kscope-sysfs: "
 TOPOLOGY_FILE = "topology.sysfs"
+# Arrow tables handed to the Parquet writer thread and not yet written: with one, the
+# batch builder waited on every write and the decoders behind it stalled; each more
+# costs one batch's columns of memory (~100 bytes a record).
+WRITES_IN_FLIGHT = 3
 
 
 
@@ -149,7 +154,9 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         builder = ColumnBuilder()
         # One decoded log = one batch: its records become columns grouped by CPU in C
         # (kscope/columns.h; no GIL held), then Arrow arrays over that same memory, then one
-        # row group per CPU. Parquet encoding runs in a thread of its own, one batch at a time.
+        # row group per CPU. Parquet encoding runs in a thread of its own, one batch at a time,
+        # in order; up to WRITES_IN_FLIGHT tables wait for it, so this thread goes on building
+        # the next batches (and taking the decoders' logs) while the writer is busy.
         # At least 2048 records per CPU seen so far, so a many-CPU trace keeps sizeable row groups.
         def batch_events() -> int:
             return max(settings.ingest_batch_events, 1024, 2048 * len(tally.cpus))
@@ -159,18 +166,18 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
             cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, n)
             table = records.table_of(cols, arena)
             tally.add(cols, table)
-            if writing:
-                writing.pop().result()
+            while len(writing) >= WRITES_IN_FLIGHT:
+                writing.popleft().result()
             writing.append(pool.submit(writer.write, table))
 
-        writing: list[Future] = []
+        writing: deque[Future] = deque()
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="kscope-parquet") as pool:
                 report = fmt.decode(data, source, on_batch,
                                     lambda done: report_progress("decode", done, total, tally.events),
                                     threads=settings.ingest_decode_threads, batch_events=batch_events)
-                if writing:
-                    writing.pop().result()
+                while writing:
+                    writing.popleft().result()
         finally:
             writer.close()
             builder.close()
