@@ -33,3 +33,55 @@ def test_small_batches_and_two_threads_store_the_same(tmp_path: Path, name: str)
     assert base_doc["events"] > 1024  # two batches or more, so logs are handed over and reused
     assert small_doc == base_doc
     assert small_rows == base_rows
+
+
+def test_a_slow_writer_with_tables_queued_stores_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables wait for the Parquet writer (up to WRITES_IN_FLIGHT) while the next batches are
+    built: the column buffers they hold must not be reused meanwhile, and row groups are
+    still written in batch order."""
+    import threading
+    import time
+
+    import pyarrow.parquet as pq
+
+    from kscope.ingest import pipeline
+    from kscope.store.events import EVENTS_FILE, EventWriter
+
+    from kscope.bench.ingest_bench import generate
+
+    source, _ = generate(100_000, tmp_path)  # 8 CPUs: batches of 16 Ki records, a dozen of them
+    base_doc, base_rows = _stored(tmp_path, "base", source)
+    write, queued, most = EventWriter.write, [0], [0]
+    submit = pipeline.ThreadPoolExecutor.submit
+    lock = threading.Lock()
+
+    def counted_submit(self, fn, *args):  # type: ignore[no-untyped-def]
+        with lock:
+            queued[0] += 1
+            most[0] = max(most[0], queued[0])
+        return submit(self, fn, *args)
+
+    def slow_write(self: EventWriter, table) -> None:  # type: ignore[no-untyped-def]
+        time.sleep(0.005)
+        write(self, table)
+        with lock:
+            queued[0] -= 1
+
+    monkeypatch.setattr(EventWriter, "write", slow_write)
+    monkeypatch.setattr(pipeline.ThreadPoolExecutor, "submit", counted_submit)
+    slow_doc, slow_rows = _stored(tmp_path, "slow", source, ingest_batch_events=8192, ingest_decode_threads=1)
+    assert most[0] == pipeline.WRITES_IN_FLIGHT  # tables did queue up behind the writer
+    assert slow_doc == base_doc
+    assert slow_rows == base_rows
+    # One decoder: batches come in time order, so per CPU each row group starts at or after
+    # the previous one's end when the writer keeps batch order.
+    (trace_dir,) = [p for p in (tmp_path / "slow").rglob(EVENTS_FILE)]
+    meta = pq.ParquetFile(trace_dir).metadata
+    names = meta.schema.to_arrow_schema().names
+    last: dict[int, int] = {}
+    for g in range(meta.num_row_groups):
+        rg = meta.row_group(g)
+        cpu = rg.column(names.index("cpu")).statistics.min
+        ts = rg.column(names.index("ts_ns")).statistics
+        assert ts.min >= last.get(cpu, ts.min)
+        last[cpu] = ts.max

@@ -5,8 +5,11 @@ trace.dat: the byte ranges the decoder asks for, read with pread); the C call
 runs without the GIL, so decoding the next piece overlaps with the caller
 converting and writing the previous one. Pieces decode into one event log until
 it holds `batch_events` records (0: one log per piece), which is handed over
-whole: no copy per piece. At most one full log per decoder thread waits in the
-queue: memory stays bounded whatever the file size.
+whole: no copy per piece. At most one full log per decoder thread, plus one, waits
+in the queue: memory stays bounded whatever the file size, and a decoder that finishes
+a log while the consumer is busy (e.g. waiting on the Parquet writer) goes on decoding
+instead of blocking (with a queue of one, the two decoder threads of a 10 M-event
+trace spent most of their wall time blocked in put and the process used ~1.2 cores).
 
     format name (ks_trace_detect)     decoder
     ftrace-text, trace-cmd-report      ftrace.h   (tracefs `trace`, atrace, `trace-cmd report`)
@@ -83,13 +86,25 @@ class LogPool:
 Producer = Callable[[], Iterator[tuple[EventLog, int]]]
 
 
+def queue_depth(producers: int) -> int:
+    """Full logs waiting for the consumer at most."""
+    return producers + 1
+
+
+def logs_in_flight(producers: int) -> int:
+    """Logs alive at once at most: one filling per producer, the queued ones, the one being
+    handed over. A LogPool keeping this many never frees a log only to fault a new one in
+    a moment later (that churn showed as seconds of system time at 10 M events)."""
+    return producers + queue_depth(producers) + 1
+
+
 def pipelined(produce: Producer | list[Producer], on_batch: Batch, progress: Progress,
               pool: LogPool | None = None) -> None:
     """Runs each producer in a thread of its own; hands every (log, bytes done) to on_batch
     and progress here, tagged with the producer's index (its part). A part's logs arrive in
     order; parts interleave. Handed-over logs go back to `pool` (if given) for reuse."""
     producers = produce if isinstance(produce, list) else [produce]
-    pending: queue.Queue = queue.Queue(maxsize=1)
+    pending: queue.Queue = queue.Queue(maxsize=queue_depth(len(producers)))
     failure: list[BaseException] = []
     stop = threading.Event()
 
@@ -224,7 +239,7 @@ def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
     """
     ranges = split_lines(path, decode_parts(path.stat().st_size, threads))
     decoders_ = [ftrace.FtraceDecoder() for _ in ranges]
-    pool = LogPool()
+    pool = LogPool(logs_in_flight(len(ranges)))
     try:
         pipelined([_text_pieces(path, d, a, b, batch_events, pool) for d, (a, b) in zip(decoders_, ranges)],
                   on_batch, progress, pool)
@@ -274,7 +289,7 @@ def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress
 def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress,
                     threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
     size = path.stat().st_size
-    pool = LogPool()
+    pool = LogPool(logs_in_flight(1))
     with decoders.TracedatDecoder() as decoder:
         def produce() -> Iterator[tuple[EventLog, int]]:
             fd = os.open(path, os.O_RDONLY)

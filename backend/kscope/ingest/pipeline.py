@@ -14,6 +14,7 @@ than events, is refused as a whole.
 
 import datetime as dt
 from concurrent.futures import Future, ThreadPoolExecutor
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,10 @@ ProgressFn = Callable[[str, int, int, int], None]
 META_PREFIX = b"# kscope: "
 SYSFS_PREFIX = b"# kscope-sysfs: "
 TOPOLOGY_FILE = "topology.sysfs"
+# Arrow tables handed to the Parquet writer thread and not yet written: with one, the
+# batch builder waited on every write and the decoders behind it stalled; each more
+# costs one batch's columns of memory (~100 bytes a record).
+WRITES_IN_FLIGHT = 3
 
 
 
@@ -63,15 +68,24 @@ class _Tally:
                 if item["values"] is not None:
                     self.generic_names[item["values"]] = self.generic_names.get(item["values"], 0) + item["counts"]
         c = cols.arrays
-        self.cpus.update(np.unique(c["cpu"]).tolist())
+        # Every distinct CPU starts a run of equal values (the builder groups rows by CPU,
+        # so a batch has a few runs): no sort of the whole column as np.unique would do.
+        cpu = c["cpu"]
+        self.cpus.update(cpu[np.concatenate(([0], np.flatnonzero(cpu[1:] != cpu[:-1]) + 1))].tolist())
         self.t_first = cols.ts_min if self.t_first is None else min(self.t_first, cols.ts_min)
         self.t_last = cols.ts_max if self.t_last is None else max(self.t_last, cols.ts_max)
         # Thread ids: the current task's, and those the payloads name (a bitmap, no sort).
         # Columns hold 0 where a type has no such field, and 0 (idle) is never counted.
-        ids = np.concatenate((c["pid"], c["task_pid"], c["prev_pid"], c["next_pid"], c["child_pid"]))
-        ids = ids[(ids > 0) & (ids < 1 << 26)]
-        if len(ids):
-            top = int(ids.max())
+        # Each column is scattered into the bitmap as it is (slot 0 collects the zeros and
+        # is never counted); only a column holding ids < 0 or >= 2^26 is filtered first.
+        for name in ("pid", "task_pid", "prev_pid", "next_pid", "child_pid"):
+            ids = c[name]
+            low, top = int(ids.min()), int(ids.max())
+            if low < 0 or top >= 1 << 26:
+                ids = ids[(ids > 0) & (ids < 1 << 26)]
+                if not len(ids):
+                    continue
+                top = int(ids.max())
             if top >= len(self.tid_seen):
                 grown = np.zeros(max(top + 1, 2 * len(self.tid_seen)), bool)
                 grown[: len(self.tid_seen)] = self.tid_seen
@@ -80,6 +94,10 @@ class _Tally:
         if cols.type_counts[records.SWITCH]:
             sw = np.flatnonzero(c["type"] == records.SWITCH)
             self.switches.add(c["ts_ns"][sw], c["cpu"][sw], c["prev_pid"][sw], c["next_pid"][sw])
+
+    def tasks(self) -> int:
+        """Distinct thread ids seen (slot 0, idle and absent fields, not counted)."""
+        return int(self.tid_seen[1:].sum())
 
     def by_type(self) -> dict[str, int]:
         counts = {name: int(c) for name, c in zip(EVENT_TYPES, self.type_counts) if c and name != "generic"}
@@ -149,7 +167,9 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         builder = ColumnBuilder()
         # One decoded log = one batch: its records become columns grouped by CPU in C
         # (kscope/columns.h; no GIL held), then Arrow arrays over that same memory, then one
-        # row group per CPU. Parquet encoding runs in a thread of its own, one batch at a time.
+        # row group per CPU. Parquet encoding runs in a thread of its own, one batch at a time,
+        # in order; up to WRITES_IN_FLIGHT tables wait for it, so this thread goes on building
+        # the next batches (and taking the decoders' logs) while the writer is busy.
         # At least 2048 records per CPU seen so far, so a many-CPU trace keeps sizeable row groups.
         def batch_events() -> int:
             return max(settings.ingest_batch_events, 1024, 2048 * len(tally.cpus))
@@ -159,18 +179,18 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
             cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, n)
             table = records.table_of(cols, arena)
             tally.add(cols, table)
-            if writing:
-                writing.pop().result()
+            while len(writing) >= WRITES_IN_FLIGHT:
+                writing.popleft().result()
             writing.append(pool.submit(writer.write, table))
 
-        writing: list[Future] = []
+        writing: deque[Future] = deque()
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="kscope-parquet") as pool:
                 report = fmt.decode(data, source, on_batch,
                                     lambda done: report_progress("decode", done, total, tally.events),
                                     threads=settings.ingest_decode_threads, batch_events=batch_events)
-                if writing:
-                    writing.pop().result()
+                while writing:
+                    writing.popleft().result()
         finally:
             writer.close()
             builder.close()
@@ -194,7 +214,7 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
         document = {
             "trace_id": trace_id, "name": source, "format": fmt.name, "events": tally.events,
             "by_type": tally.by_type(), "cpus": len(cpus), "cpu_ids": cpus,
-            "t_first_ns": tally.t_first, "t_last_ns": tally.t_last, "tasks": int(tally.tid_seen.sum()),
+            "t_first_ns": tally.t_first, "t_last_ns": tally.t_last, "tasks": tally.tasks(),
             "kernel": kernel, "malformed_lines": report.malformed, "first_error": report.first_error,
             "lost_events": report.lost_events, "nr_cpus_header": report.nr_cpus,
             "compression": kind, "bytes_in": bytes_in, "bytes_decoded": total, "bytes_stored": stored,
@@ -206,7 +226,7 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
             id=trace_id, name=source, format=fmt.name,
             created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds"),
             owner_hash=hash_token(token), events=tally.events, cpus=len(cpus),
-            t_first_ns=tally.t_first or 0, t_last_ns=tally.t_last or 0, tasks=int(tally.tid_seen.sum()),
+            t_first_ns=tally.t_first or 0, t_last_ns=tally.t_last or 0, tasks=tally.tasks(),
             kernel=kernel, malformed_lines=report.malformed, bytes_in=bytes_in, bytes_stored=stored,
             summary=document,
         )
