@@ -37,9 +37,11 @@ class Settings(BaseSettings):
     max_decompressed_bytes: int = 16 * GIB
     max_compression_ratio: int = 500
     # Records per Parquet write (bounds ingest memory: ~300 bytes each while in flight;
-    # raised to 2048 per CPU seen, so row groups stay big on many-CPU machines). 128 Ki, not
-    # 64 Ki: half the row groups, ~15% less Parquet writer CPU, same peak RSS at 10 M events.
-    ingest_batch_events: int = 1 << 17
+    # raised to 2048 per CPU seen, so row groups stay big on many-CPU machines). 64 Ki: with
+    # 128 Ki a 10 M-event text ingest ran 354 MB/s instead of 320, but a 1 M-event one peaked
+    # at 2.0x its input's size instead of 1.4x and ran 165 MB/s instead of 193 (kscope bench
+    # ingest, same quiet machine, one run each).
+    ingest_batch_events: int = 1 << 16
     # Threads decoding one text trace side by side (files over 32 MiB); 0: one per CPU, at most 4.
     ingest_decode_threads: int = 0
     # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
