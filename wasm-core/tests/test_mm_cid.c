@@ -509,42 +509,56 @@ static void v618_shrinks_max_nr_cid_when_threads_exit(void)
  * 1 MiB here so that a burst lasts ~2 ms and the 4 ms tick lands in some (the kernel's scan
  * needs a tick while a thread of the mm runs; with 16 KiB bursts of µs it almost never
  * runs, in the kernel as here). */
-static void intermittent_v613_keeps_each_threads_cid(void)
+/* One run of seed 000's benchmark shape (8 pinned threads, 200 ms apart, 1 MiB areas) on
+ * epyc-9654-2s under `algo`: its bursts, how many used another cid than the thread's first,
+ * how many used cid 0 or 1, and how many scans the mm saw. */
+typedef struct whole_run {
+    uint32_t bursts;
+    int changed;
+    int low;
+    int32_t nr_scans;
+} whole_run;
+
+static whole_run run_seed000_shape(const char *algo)
 {
     static const char json[] =
         "{\"name\": \"i\", \"duration_ms\": 9700, \"processes\": [{\"kind\": \"intermittent\","
         " \"comm\": \"bench\", \"threads\": 8, \"index_by\": \"mm_cid\", \"delay_ms\": 200,"
         " \"area_bytes\": 1048576}]}";
-    const char *variants[] = { "mm_cid:v6.12", "mm_cid:v6.13" };
-    for (int v = 0; v < 2; v++) {
-        test_sim t = test_sim_new("epyc-9654-2s", json, 1, variants[v]);
-        CHECK_EQ_INT(t.status, KS_OK);
-        run_and_hash(t.sim, 0, NULL);
-        uint32_t n = ks_sim_burst_count(t.sim);
-        const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
-        int32_t first[8];
-        int changed = 0, low = 0;
-        for (int i = 0; i < 8; i++)
-            first[i] = -1;
-        for (uint32_t i = 0; i < n; i++) {
-            int32_t thread = b[i].tid - 1000;
-            if (first[thread] < 0)
-                first[thread] = b[i].index;
-            changed += b[i].index != first[thread];
-            low += b[i].index <= 1;
-        }
-        ks_mm_cid_mm mm;
-        CHECK_EQ_INT(ks_mm_cid_mm_get(t.sim, 1000, &mm), KS_OK);
-        CHECK(n >= 40);
-        CHECK(mm.nr_scans > 5);                             /* the scan did run */
-        if (v == 0) {
-            CHECK(changed > (int)n / 2);                    /* threads lose their cid... */
-            CHECK(low > (int)n * 3 / 4);                    /* ...to cids 0 and 1 */
-        } else {
-            CHECK_EQ_INT(changed, 0);                       /* each thread its own, always */
-        }
-        test_sim_free(&t);
+    whole_run r = { 0, 0, 0, -1 };
+    test_sim t = test_sim_new("epyc-9654-2s", json, 1, algo);
+    CHECK_EQ_INT(t.status, KS_OK);
+    if (t.status != KS_OK)
+        return r;
+    run_and_hash(t.sim, 0, NULL);
+    r.bursts = ks_sim_burst_count(t.sim);
+    const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
+    int32_t first[8];
+    for (int i = 0; i < 8; i++)
+        first[i] = -1;
+    for (uint32_t i = 0; i < r.bursts; i++) {
+        int32_t thread = b[i].tid - 1000;
+        if (first[thread] < 0)
+            first[thread] = b[i].index;
+        r.changed += b[i].index != first[thread];
+        r.low += b[i].index <= 1;
     }
+    ks_mm_cid_mm mm;
+    CHECK_EQ_INT(ks_mm_cid_mm_get(t.sim, 1000, &mm), KS_OK);
+    r.nr_scans = mm.nr_scans;
+    test_sim_free(&t);
+    return r;
+}
+
+static void intermittent_v613_keeps_each_threads_cid(void)
+{
+    whole_run old = run_seed000_shape("mm_cid:v6.12");
+    whole_run cur = run_seed000_shape("mm_cid:v6.13");
+    CHECK(old.bursts >= 40 && cur.bursts >= 40);
+    CHECK(old.nr_scans > 5 && cur.nr_scans > 5);            /* the scan did run */
+    CHECK(old.changed > (int)old.bursts / 2);               /* threads lose their cid... */
+    CHECK(old.low > (int)old.bursts * 3 / 4);               /* ...to cids 0 and 1 */
+    CHECK_EQ_INT(cur.changed, 0);                           /* each thread its own, always */
 }
 
 /* A tiny LCG for the random-affinity workload (deterministic). */
@@ -907,32 +921,11 @@ static void toggle_no_recent_cid_loses_the_old_cid_after_idle(void)
  * cid (intermittent_v613_keeps_each_threads_cid); without recent_cid, threads lose theirs. */
 static void toggle_no_recent_cid_in_a_whole_run(void)
 {
-    static const char json[] =
-        "{\"name\": \"i\", \"duration_ms\": 9700, \"processes\": [{\"kind\": \"intermittent\","
-        " \"comm\": \"bench\", \"threads\": 8, \"index_by\": \"mm_cid\", \"delay_ms\": 200,"
-        " \"area_bytes\": 1048576}]}";
-    const char *variants[] = { "mm_cid:v6.13", "mm_cid:v6.13+no_recent_cid" };
-    int changed[2] = { 0, 0 };
-    for (int v = 0; v < 2; v++) {
-        test_sim t = test_sim_new("epyc-9654-2s", json, 1, variants[v]);
-        CHECK_EQ_INT(t.status, KS_OK);
-        run_and_hash(t.sim, 0, NULL);
-        uint32_t n = ks_sim_burst_count(t.sim);
-        const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
-        int32_t first[8];
-        for (int i = 0; i < 8; i++)
-            first[i] = -1;
-        for (uint32_t i = 0; i < n; i++) {
-            int32_t thread = b[i].tid - 1000;
-            if (first[thread] < 0)
-                first[thread] = b[i].index;
-            changed[v] += b[i].index != first[thread];
-        }
-        CHECK(n >= 40);
-        test_sim_free(&t);
-    }
-    CHECK_EQ_INT(changed[0], 0);
-    CHECK(changed[1] > 0);
+    whole_run kept = run_seed000_shape("mm_cid:v6.13");
+    whole_run lost = run_seed000_shape("mm_cid:v6.13+no_recent_cid");
+    CHECK(kept.bursts >= 40 && lost.bursts >= 40);
+    CHECK_EQ_INT(kept.changed, 0);
+    CHECK(lost.changed > 0);
 }
 
 /* "+task_nr_cpus_allowed": migrate-to's test from before 7e019dc, on a 6.13 allocator. The
