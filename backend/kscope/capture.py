@@ -404,10 +404,10 @@ def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, A
             elapsed = time.monotonic() - started
             stats = cpu_stats(base)
             if extract_with:
-                # Uncompressed v7: kscope's trace.dat decoder does not read compressed files.
-                run = subprocess.run([extract_with, "extract", "--compression", "none", "-o", str(req.output)],
-                                     capture_output=True,
-                                     text=True, timeout=120)
+                # trace-cmd's own default format (v7, zstd-compressed where it has zstd),
+                # which kscope's trace.dat decoder reads.
+                run = subprocess.run([extract_with, "extract", "-o", str(req.output)],
+                                     capture_output=True, text=True, timeout=120)
                 if run.returncode != 0:
                     raise CaptureRefused(f"trace-cmd extract failed ({run.returncode}): "
                                          f"{run.stderr.strip()[-400:]}")

@@ -76,6 +76,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"kscope: {path}: no such trace file", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from kscope.ingest.formats import TRACEDAT_MAGIC
+
+    with open(path, "rb") as f:
+        if f.read(len(TRACEDAT_MAGIC)) == TRACEDAT_MAGIC:
+            print(f"kscope: {path}: byte 0: a trace-cmd trace.dat; `decode` reads ftrace text "
+                  f"(use `kscope ingest {path}` or `kscope conform {path}`)", file=sys.stderr)
+            return EXIT_BAD_INPUT
     document = {"file": str(path), **ftrace.decode_file(path).summary()}
     _emit(document, args.json, text_report.decode_summary)
     return EXIT_OK

@@ -177,6 +177,13 @@ def test_decode_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None
     assert "/nonexistent/trace.txt" in capsys.readouterr().err
 
 
+def test_decode_refuses_a_tracedat_and_names_the_commands_that_read_it(capsys: pytest.CaptureFixture[str]) -> None:
+    dat = Path(__file__).resolve().parents[2] / "traces" / "threads4-linux6.18.v7-zstd.dat"
+    assert main(["decode", str(dat), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "byte 0: a trace-cmd trace.dat" in err and "kscope ingest" in err
+
+
 def test_no_hash_skips_the_hash(capsys: pytest.CaptureFixture[str]) -> None:
     doc = sim_json(capsys, "--preset", "classroom-8", "--workload", str(HACKBENCH), "--until", "1ms", "--no-hash")
     assert doc["event_stream_hash"] is None and doc["events"] > 0
