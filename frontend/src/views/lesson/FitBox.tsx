@@ -60,6 +60,7 @@ export function FitBox({ className, min, enabled, children, testId }: FitBoxProp
       delete o.dataset.scale
       return
     }
+    const overflows = () => o.scrollHeight > o.clientHeight + 1 || o.scrollWidth > o.clientWidth + 1
     let busy = false
     const fit = () => {
       if (busy) return
@@ -69,8 +70,10 @@ export function FitBox({ className, min, enabled, children, testId }: FitBoxProp
       if (W > 0 && H > 0) {
         const s = largestFittingScale(min, (t) => {
           set(t)
-          // 4 px to spare: scrollHeight rounds, and a drawing sized by aspect ratio lands on fractions
-          return (i.scrollHeight + 4) * t <= H && i.scrollWidth <= W / t + 0.5
+          // 4 px to spare: scrollHeight rounds, and a drawing sized by aspect ratio lands on fractions.
+          // The box's own overflow too: a descendant drawn outside the content's box (a badge, an
+          // svg a frame from its redraw) would make the box scroll where the content fits.
+          return (i.scrollHeight + 4) * t <= H && i.scrollWidth <= W / t + 0.5 && !overflows()
         })
         set(s)
       }
@@ -83,7 +86,7 @@ export function FitBox({ className, min, enabled, children, testId }: FitBoxProp
     const check = () => {
       raf = 0
       const t = Number(o.dataset.scale ?? 1)
-      if ((i.scrollHeight + 4) * t > o.clientHeight) fit()
+      if ((i.scrollHeight + 4) * t > o.clientHeight || overflows()) fit()
       if (++checks < 6) raf = requestAnimationFrame(check)
     }
     const fitAndCheck = () => {
