@@ -17,6 +17,7 @@ from kscope import __version__, simulate, text_report, topology, topology_files,
 from kscope.bench import node
 from kscope.core.config import get_settings
 from kscope.kernel import cli as kernel_cli
+from kscope.ingest.native_ingest import NativeIngestFailed
 from kscope.ingest.sources import InputError
 from kscope.native import core
 from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
@@ -33,7 +34,8 @@ BAD_INPUT_ERRORS = (
     SqlTimeout,
 )
 # Failures of the machine, not the input (exit 1).
-FAILURES = (core.CoreLibraryMissing, core.KscopeCoreError, node.NodeUnavailable, node.NodeScriptFailed)
+FAILURES = (core.CoreLibraryMissing, core.KscopeCoreError, node.NodeUnavailable, node.NodeScriptFailed,
+            NativeIngestFailed)
 
 EXIT_OK = 0
 EXIT_FAILURE = 1

@@ -19,7 +19,7 @@ from kscope.ingest import records
 from kscope.native.events import TYPE_IDS
 from kscope.store import events as ev_files
 from kscope.store.meta import TraceRecord
-from kscope.store.store import TraceStore
+from kscope.store.store import EVENTS_FILE, TraceStore
 
 MAX_EVENTS = 5_000_000  # ~480 MB of records: larger traces are refused (422), not read
 TYPES = ["sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task",
@@ -97,7 +97,7 @@ def to_records(table: pa.Table) -> np.ndarray:
 def run_stored(store: TraceStore, rec: TraceRecord, variant: str = "auto", resync: bool = False,
                hz: int = conform.DEFAULT_HZ, keep: int = 20) -> dict[str, Any]:
     """The conformance report of a stored trace (InputError / NothingToCompare / TooManyEvents)."""
-    path = store.trace_dir(rec.id) / ev_files.EVENTS_FILE
+    path = store.trace_dir(rec.id) / EVENTS_FILE
     table = ev_files.read_range(path, None, None, None, TYPES, MAX_EVENTS + 1, columns=COLUMNS)
     if table.num_rows > MAX_EVENTS:
         raise TooManyEvents(f"{rec.name}: more than {MAX_EVENTS:,} scheduling events: too many for one "

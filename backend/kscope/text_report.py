@@ -96,18 +96,23 @@ def _ingest_bench(doc: dict[str, Any]) -> str:
         lines.append(
             f"  ftrace text {r['events']} events, {r['input_bytes'] / 1e6:.0f} MB: {r['ingest_s']} s = "
             f"{r['mb_per_s']} MB/s, {r['events_per_s'] / 1e6:.2f} M events/s ({r['ingest_over_wc']}x `wc -l` "
-            f"{r['wc_l_s']} s); peak RSS {r['peak_rss_bytes'] / 1e6:.0f} MB = {r['peak_rss_over_input']}x input; "
+            f"{r['wc_l_s']} s); peak RSS {r['peak_rss_bytes'] / 1e6:.0f} MB native + "
+            f"{(r['peak_rss_tree_bound_bytes'] - r['peak_rss_bytes']) / 1e6:.0f} MB Python = "
+            f"{r['peak_rss_over_input']}x input; "
             f"{r['bytes_per_event']} B/event stored; summary p50 {r['summary']['p50_ms']} ms "
             f"p95 {r['summary']['p95_ms']} ms")
-    dats = doc["trace_dat"] if isinstance(doc["trace_dat"], list) else [doc["trace_dat"]]
-    for d in dats:
+    dat = doc["trace_dat"]
+    if "skipped" in dat:
+        lines.append(f"  trace.dat: skipped ({dat['skipped']})")
+    for d in dat.get("files", []):
         if "events" not in d:
             lines.append(f"  trace.dat: {json.dumps(d)}")
             continue
+        report = d.get("trace_cmd_report")
         lines.append(f"  trace.dat {d['file']}: {d['events']} events, {d['input_bytes'] / 1e6:.1f} MB: "
-                     f"{d['ingest_s']} s ({d['mb_per_s']} MB/s)" +
-                     (f"; `trace-cmd report` {d['trace_cmd_report_s']} s, ingest/report "
-                      f"{d['ingest_over_trace_cmd_report']}x" if "trace_cmd_report_s" in d else ""))
+                     f"{d['ingest']['wall_s']} s ({d['ingest']['mb_per_s']} MB/s)" +
+                     (f"; `trace-cmd report` {report['wall_s']} s: ingest {d['trace_cmd_over_ingest']}x faster "
+                      f"(CPU {d['trace_cmd_over_ingest_cpu']}x)" if isinstance(report, dict) else ""))
     lines.append("  met: " + ", ".join(f"{k} {'yes' if v else ('n/a' if v is None else 'NO')}" for k, v in met.items()))
     return "\n".join(lines)
 

@@ -1,9 +1,16 @@
-"""The one Settings object: every tunable of the backend, read from `KSCOPE_*` env vars."""
+"""The one Settings object: every tunable of the backend, read from `KSCOPE_*` env vars.
 
+A plain dataclass: `Settings(data_dir=...)` takes a field as given, and every field not
+given is read from `KSCOPE_<FIELD>` (upper case) if set, else its default. The standard
+library only: `kscope ingest` reads its settings before anything else, and importing
+pydantic-settings took ~0.12 s of its start-up (python -X importtime).
+"""
+
+import dataclasses
+import os
 from functools import lru_cache
 from pathlib import Path
-
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from typing import Any
 
 # backend/kscope/core/config.py -> the repository root (the package is installed editable).
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -12,14 +19,35 @@ MIB = 1 << 20
 GIB = 1 << 30
 
 
-class Settings(BaseSettings):
-    """Backend settings; each field can be overridden by `KSCOPE_<FIELD>`."""
+ENV_PREFIX = "KSCOPE_"
 
-    model_config = SettingsConfigDict(env_prefix="KSCOPE_")
+
+class SettingsError(ValueError):
+    """An environment variable that does not read as its field's type."""
+
+
+def _from_env(name: str, kind: type, text: str) -> Any:
+    try:
+        if kind is bool:
+            if text.strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.strip().lower() in ("0", "false", "no", "off", ""):
+                return False
+            raise ValueError(text)
+        return kind(text.strip()) if kind in (int, float) else kind(text)
+    except ValueError:
+        raise SettingsError(f"{ENV_PREFIX}{name.upper()}={text!r}: expected {kind.__name__}") from None
+
+
+@dataclasses.dataclass(init=False)
+class Settings:
+    """Backend settings; each field can be overridden by `KSCOPE_<FIELD>`."""
 
     host: str = "127.0.0.1"
     port: int = 8000
     core_lib: Path = REPO_ROOT / "wasm-core" / "build" / "native" / "libkscope.so"
+    # The native ingest program (wasm-core/tools/ingest): decodes a trace into the store's files.
+    ingest_program: Path = REPO_ROOT / "wasm-core" / "build" / "native" / "kscope-ingest"
     # The browser's wasm module (the .wasm beside it), run under Node by the benchmarks
     # and the native/wasm cross-check.
     wasm_module: Path = REPO_ROOT / "wasm-core" / "build" / "wasm" / "kscope_core.mjs"
@@ -36,12 +64,11 @@ class Settings(BaseSettings):
     # compressed input may reach (measured once more than 1 MiB came out): bomb guards.
     max_decompressed_bytes: int = 16 * GIB
     max_compression_ratio: int = 500
-    # Records per Parquet write (bounds ingest memory: ~300 bytes each while in flight;
-    # raised to 2048 per CPU seen, so row groups stay big on many-CPU machines). 64 Ki: with
-    # 128 Ki a 10 M-event text ingest ran 354 MB/s instead of 320, but a 1 M-event one peaked
-    # at 2.0x its input's size instead of 1.4x and ran 165 MB/s instead of 193 (kscope bench
-    # ingest, same quiet machine, one run each).
-    ingest_batch_events: int = 1 << 16
+    # Records per batch of kscope-ingest (one row group per CPU per batch; raised to 2048 per
+    # CPU seen, so row groups stay big on many-CPU machines). Memory in flight is a few
+    # batches: ~96 bytes a record decoded, ~120 as columns. 0: by input size (32 Ki under
+    # 256 MiB, else 64 Ki; wasm-core/tools/ingest/ingest_main.c says why).
+    ingest_batch_events: int = 0
     # Threads decoding one text trace side by side (files over 32 MiB); 0: one per CPU, at most 4.
     ingest_decode_threads: int = 0
     # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
@@ -66,6 +93,21 @@ class Settings(BaseSettings):
     # Rooms in Redis (redis://host:port/db) so several backend processes serve one room
     # through pub/sub; empty: rooms live in this process.
     redis_url: str = ""
+
+    def __init__(self, **given: Any) -> None:
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        unknown = set(given) - set(fields)
+        if unknown:
+            raise TypeError(f"Settings: no field {', '.join(sorted(unknown))}")
+        for name, f in fields.items():
+            kind = f.type  # a class: this module has no `from __future__ import annotations`
+            if name in given:
+                value = given[name]
+            elif (text := os.environ.get(f"{ENV_PREFIX}{name.upper()}")) is not None:
+                value = _from_env(name, kind, text)
+            else:
+                value = f.default
+            setattr(self, name, Path(value) if kind is Path else value)
 
 
 @lru_cache

@@ -1,4 +1,7 @@
-"""The decoders of the registry: every C decoder the loaded core has, run streaming.
+"""In-process decoding: the registry's C decoders run streaming, records handed to a callback.
+
+`kscope ingest` runs the native kscope-ingest program instead (ingest/native_ingest.py);
+these are for callers that read the records themselves (conform, the kernel harness).
 
 A reader thread feeds the input to the C decoder (text formats: 1 MiB pieces;
 trace.dat: the byte ranges the decoder asks for, read with pread); the C call
@@ -27,9 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from kscope.ingest import records
-from kscope.ingest.formats import Batch, DecodeReport, Format, Progress, register, sniff_ftrace
-from kscope.ingest.sources import InputError
+from kscope.ingest import records, reports
+from kscope.ingest.formats import Batch, DecodeReport, Progress
 from kscope.native import decoders, ftrace
 from kscope.native.log import EventLog, has_text, records_view, text_arena
 
@@ -248,18 +250,7 @@ def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
         pool.close()
         for d in decoders_:
             d.close()
-    first_error, lines_before = None, 0
-    for s in stats:
-        if first_error is None and s["first_error"] is not None:
-            first_error = {**s["first_error"], "line": s["first_error"]["line"] + lines_before}
-        lines_before += s["lines"]
-    total = {k: sum(s[k] for s in stats) for k in ("events", "malformed_lines", "lost_events", "lines",
-                                                   "generic_events")}
-    head = stats[0]
-    return DecodeReport(format="ftrace", events=total["events"], malformed=total["malformed_lines"],
-                        first_error=first_error, nr_cpus=head["nr_cpus"], lost_events=total["lost_events"],
-                        extra={"dialect": head["format"], "lines": total["lines"],
-                               "generic_events": total["generic_events"], "decode_threads": len(ranges)})
+    return reports.ftrace(stats)
 
 
 def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
@@ -267,12 +258,7 @@ def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
     with decoders.PerfDecoder() as decoder:
         pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
         s = decoder.stats()
-    if s["dialect"] == "perf-report":
-        raise InputError(f"{source}: line 1: a `perf report` summary holds no events: "
-                         f"give `perf script` output instead", status=415)
-    return DecodeReport(format="perf", events=s["events"], malformed=s["malformed"], first_error=s["first_error"],
-                        nr_cpus=s["nr_cpus"], extra={"dialect": s["dialect"], "lines": s["lines"],
-                                                     "samples": s["samples"], "generic_events": s["generic_events"]})
+    return reports.perf(s, source)
 
 
 def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress,
@@ -280,10 +266,7 @@ def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress
     with decoders.SystraceDecoder() as decoder:
         pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
         s = decoder.stats()
-    return DecodeReport(format="systrace", events=s["events"], malformed=s["malformed"],
-                        first_error=s["first_error"], nr_cpus=s["nr_cpus"], lost_events=s["lost_events"],
-                        extra={"text_blocks": s["text_blocks"], "json_blocks": s["json_blocks"],
-                               "generic_events": s["generic_events"]})
+    return reports.systrace(s)
 
 
 def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress,
@@ -318,24 +301,4 @@ def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress
         finally:
             pool.close()
         s = decoder.stats()
-    if s["status"] != 0:
-        err = s["first_error"] or {}
-        what = err.get("message") or "unreadable"
-        section = f" in the {err['field']}" if err.get("field") else ""
-        raise InputError(f"{source}: byte {max(s['error_offset'], 0)}: trace.dat{section}: {what}")
-    return DecodeReport(format="trace.dat", events=s["events"], malformed=s["malformed"],
-                        first_error=s["first_error"], nr_cpus=s["nr_cpus"], lost_events=s["lost_events"],
-                        extra={"version": s["version"], "uname": s["uname"], "trace_clock": s["trace_clock"],
-                               "pages": s["pages"], "generic_events": s["generic_events"]})
-
-
-_available = decoders.available()
-register(Format("ftrace", ("ftrace-text", "trace-cmd-report"), sniff_ftrace, decode_ftrace,
-                "ftrace text: tracefs `trace`, atrace, `trace-cmd report` output"))
-if _available["trace.dat"]:
-    register(Format("trace.dat", ("trace.dat",), None, decode_tracedat, "trace-cmd trace.dat, v6/v7"))
-if _available["perf"]:
-    register(Format("perf", ("perf-script", "perf-sched-timehist"), None, decode_perf,
-                    "`perf script` / `perf sched timehist` text"))
-if _available["systrace"]:
-    register(Format("systrace", ("systrace-html",), None, decode_systrace, "Android systrace HTML"))
+    return reports.tracedat(s, source)

@@ -4,7 +4,8 @@ A decoder turns a file into batches of ks_event records. `detect()` asks the C
 detector (ks_trace_detect, on the first 64 KiB) which format a file holds and
 picks the registered format that takes that name; a core without the detector
 falls back to the Python sniffers. Formats whose C decoder is not in the loaded
-libkscope.so are not registered (decoders.py registers them on first use).
+libkscope.so are not registered. `kscope ingest` decodes in the native kscope-ingest program
+(native_ingest.py); `decode` runs the same C decoders in this process (decoders.py).
 
     decode(path, source, on_batch, progress, threads=0) -> DecodeReport
         on_batch(records, arena, part) is called per batch; a decoder that reads its input in
@@ -60,10 +61,32 @@ def register(fmt: Format) -> None:
     REGISTRY.append(fmt)
 
 
-def registry() -> list[Format]:
-    """The registered formats (importing the decoders registers them, once)."""
-    from kscope.ingest import decoders  # noqa: F401
+def _in_process(name: str) -> Callable[..., DecodeReport]:
+    """decoders.<name>, imported on first call (it imports numpy; `kscope ingest` never calls it)."""
+    def decode(*args: Any, **kwargs: Any) -> DecodeReport:
+        from kscope.ingest import decoders
 
+        return getattr(decoders, name)(*args, **kwargs)
+    return decode
+
+
+def registry() -> list[Format]:
+    """The formats whose C decoder the loaded core has (registered on first call)."""
+    if not REGISTRY:
+        from kscope.native import decoders
+
+        available = decoders.available()
+        register(Format("ftrace", ("ftrace-text", "trace-cmd-report"), sniff_ftrace, _in_process("decode_ftrace"),
+                        "ftrace text: tracefs `trace`, atrace, `trace-cmd report` output"))
+        if available["trace.dat"]:
+            register(Format("trace.dat", ("trace.dat",), None, _in_process("decode_tracedat"),
+                            "trace-cmd trace.dat, v6/v7"))
+        if available["perf"]:
+            register(Format("perf", ("perf-script", "perf-sched-timehist"), None, _in_process("decode_perf"),
+                            "`perf script` / `perf sched timehist` text"))
+        if available["systrace"]:
+            register(Format("systrace", ("systrace-html",), None, _in_process("decode_systrace"),
+                            "Android systrace HTML"))
     return REGISTRY
 
 

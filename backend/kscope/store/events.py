@@ -1,4 +1,5 @@
-"""Events in Parquet: written in batches, one row group per (batch, CPU), read back by range.
+"""Events in Parquet, read back by range. Written by kscope-ingest (wasm-core/tools/ingest,
+its Parquet writer kscope/parquet.h) in batches, one row group per (batch, CPU).
 
 Each batch (64 Ki records or more, in arrival order, which is time order for
 every decoder; a text trace decoded in parts side by side makes batches per
@@ -8,8 +9,8 @@ then act as a per-CPU time index: a reader asking for CPUs 3 and 7 between t0
 and t1 opens only the row groups whose statistics overlap, in time order, and
 stops once its limit is certain. Across row groups the file is in batch order,
 so readers sort what they read (`ORDER BY ts_ns` in SQL).
-Dictionary encoding (comm, type, name) and LZ4 (cheaper to write than zstd: the writer
-is a quarter of an ingest's CPU time) keep a record near 2-10 bytes.
+Dictionary encoding (comm, type, name), only the present values of the sparse typed
+columns, and zstd pages keep a record near a few bytes.
 """
 
 from pathlib import Path
@@ -19,41 +20,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kscope.ingest.records import SCHEMA
-
-EVENTS_FILE = "events.parquet"
-
-
-class EventWriter:
-    """Appends Arrow batches of records to one Parquet file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        # Statistics only where readers use them (the per-CPU time index); dictionary
-        # pages only for the strings: both halve the encoding time.
-        self._writer = pq.ParquetWriter(
-            str(path), SCHEMA, compression="lz4",
-            use_dictionary=[f.name for f in SCHEMA if pa.types.is_dictionary(f.type)],
-            write_statistics=["ts_ns", "cpu"], data_page_size=1 << 20,
-            write_batch_size=8192,  # values per encoding step (default 1024): ~5% less writer time
-        )
-        self.rows = 0
-        self.row_groups = 0
-
-    def write(self, table: pa.Table) -> None:
-        """Writes a table sorted by CPU (then time) as one row group per CPU."""
-        n = table.num_rows
-        if n == 0:
-            return
-        cpus = table.column("cpu").to_numpy()
-        cuts = np.flatnonzero(np.diff(cpus)) + 1
-        bounds = np.concatenate(([0], cuts, [n]))
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            self._writer.write_table(table.slice(int(a), int(b - a)), row_group_size=int(b - a))
-            self.row_groups += 1
-        self.rows += n
-
-    def close(self) -> None:
-        self._writer.close()
 
 
 def read_range(path: Path, t0: int | None, t1: int | None, cpus: list[int] | None,

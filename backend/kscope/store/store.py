@@ -1,4 +1,8 @@
-"""TraceStore: the files of each trace plus its metadata row, and read-only SQL over them."""
+"""TraceStore: the files of each trace plus its metadata row, and read-only SQL over them.
+
+Reading needs pyarrow, numpy and DuckDB; adding a trace (`kscope ingest`) needs none of
+them, so they are imported where a read happens, not here.
+"""
 
 import hashlib
 import secrets
@@ -6,15 +10,17 @@ import shutil
 import threading
 import uuid
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from kscope.core.config import Settings
-from kscope.store import events as ev_files
 from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
-from kscope.store import lod
 from kscope.store.meta import MetaStore, TraceRecord, open_meta_store
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+EVENTS_FILE = "events.parquet"  # written by kscope-ingest (wasm-core/tools/ingest)
+LOD_FILE = "lod.npz"
 
 
 
@@ -82,16 +88,20 @@ class TraceStore:
 
     def events(self, trace_id: str, t0: int | None = None, t1: int | None = None,
                cpus: list[int] | None = None, types: list[str] | None = None,
-               limit: int | None = None) -> pa.Table:
+               limit: int | None = None) -> "pa.Table":
+        from kscope.store import events as ev_files
+
         limit = min(limit or self.settings.events_max_rows, self.settings.events_max_rows)
-        return ev_files.read_range(self.trace_dir(trace_id) / ev_files.EVENTS_FILE, t0, t1, cpus, types, limit)
+        return ev_files.read_range(self.trace_dir(trace_id) / EVENTS_FILE, t0, t1, cpus, types, limit)
 
     def summary(self, rec: TraceRecord, t0: int | None, t1: int | None, buckets: int) -> dict[str, Any]:
         t0 = rec.t_first_ns if t0 is None else t0
         t1 = rec.t_last_ns + 1 if t1 is None else t1
         if t1 <= t0:
             raise ValueError(f"empty time range: t0={t0} >= t1={t1}")
-        cpus, edges, occ = lod.query(self.trace_dir(rec.id) / lod.LOD_FILE, t0, t1, buckets)
+        from kscope.store import lod
+
+        cpus, edges, occ = lod.query(self.trace_dir(rec.id) / LOD_FILE, t0, t1, buckets)
         return {"trace_id": rec.id, "t0_ns": t0, "t1_ns": t1, "buckets": buckets,
                 "bucket_ns": (t1 - t0) / buckets, "cpus": cpus,
                 "occupancy": [[round(float(v), 4) for v in row] for row in occ]}
@@ -99,7 +109,7 @@ class TraceStore:
     def sql(self, trace_id: str, query: str, timeout_s: float | None = None,
             max_rows: int | None = None) -> dict[str, Any]:
         """Runs one read-only SELECT against a DuckDB view `events` of the trace."""
-        return run_sql(self.trace_dir(trace_id) / ev_files.EVENTS_FILE, query,
+        return run_sql(self.trace_dir(trace_id) / EVENTS_FILE, query,
                        timeout_s or self.settings.sql_timeout_s, max_rows or self.settings.sql_max_rows)
 
     def close(self) -> None:
