@@ -110,6 +110,8 @@ struct ks_pq_writer {
     chunk_info *chunks;
     uint8_t *bits;              /* the chunk's validity, bit 0 = its first row, zero-padded */
     size_t bits_cap;
+    void *vals;                 /* a page's present integer values, gathered (8-byte aligned) */
+    size_t vals_cap;            /* in int64 units */
     uint32_t *ids;              /* the chunk's local dictionary ids, present rows only */
     size_t ids_cap;
     uint32_t *stamp, *local, *used;   /* global id -> (generation, local id); local -> global */
@@ -243,6 +245,7 @@ void ks_pq_writer_free(ks_pq_writer *w)
     bb_free(&w->stage);
     bb_free(&w->groups);
     free(w->bits);
+    free(w->vals);
     free(w->ids);
     free(w->stamp);
     free(w->local);
@@ -463,32 +466,31 @@ static int32_t int_chunk(ks_pq_writer *w, int32_t c, const void *values, const u
         uint32_t b = rows - a > PAGE_VALUES ? a + PAGE_VALUES : rows;
         page_levels(w, bits, present, rows, a, b);
         uint32_t n = present == 0 ? 0 : all ? b - a : count_bits(bits, a, b);
-        uint8_t *p = bb_room(&w->page, (size_t)n * width);
-        if (!p)
-            return fail(w, KS_ERR_NO_MEMORY, "parquet writer: column %s: out of memory", w->cols[c].name);
-        if (n && kind == KS_PQ_I64) {
-            int64_t *dst = (int64_t *)(void *)p;
-            if (all)
-                memcpy(dst, (const int64_t *)values + a, (size_t)n * 8);
-            else
+        /* The page's values, aligned: the caller's own when all rows are present (I64,
+         * I32), else gathered to w->vals (the page buffer is not aligned after the levels). */
+        const void *src = NULL;
+        if (n && all && kind != KS_PQ_I8) {
+            src = (const char *)values + (size_t)a * width;
+        } else if (n) {
+            if (!grow(&w->vals, &w->vals_cap, n, sizeof(int64_t)))
+                return fail(w, KS_ERR_NO_MEMORY, "parquet writer: column %s: out of memory", w->cols[c].name);
+            src = w->vals;
+            if (kind == KS_PQ_I64) {
+                int64_t *dst = w->vals;
                 GATHER(int64_t, int64_t, dst, (const int64_t *)values, bits, 0, a, b);
-            if (stats)
-                minmax64((const int64_t *)(void *)p, n, ci);
-        } else if (n && kind == KS_PQ_I32) {
-            int32_t *dst = (int32_t *)(void *)p;
-            if (all)
-                memcpy(dst, (const int32_t *)values + a, (size_t)n * 4);
-            else
+            } else if (kind == KS_PQ_I32) {
+                int32_t *dst = w->vals;
                 GATHER(int32_t, int32_t, dst, (const int32_t *)values, bits, 0, a, b);
-            if (stats)
-                minmax32((const int32_t *)(void *)p, n, ci);
-        } else if (n) { /* KS_PQ_I8: INT32 physical, sign-extended */
-            int32_t *dst = (int32_t *)(void *)p;
-            GATHER(int8_t, int32_t, dst, (const int8_t *)values, bits, all, a, b);
-            if (stats)
-                minmax32((const int32_t *)(void *)p, n, ci);
+            } else { /* KS_PQ_I8: INT32 physical, sign-extended */
+                int32_t *dst = w->vals;
+                GATHER(int8_t, int32_t, dst, (const int8_t *)values, bits, all, a, b);
+            }
         }
-        w->page.len += (size_t)n * width;
+        if (n && stats && kind == KS_PQ_I64)
+            minmax64(src, n, ci);
+        else if (n && stats)
+            minmax32(src, n, ci);
+        bb_put(&w->page, src, (size_t)n * width);
         int32_t st = emit_page(w, c, PQ_DATA_PAGE, b - a, PQ_PLAIN, ci);
         if (st)
             return st;
