@@ -269,3 +269,27 @@ def test_store_schema_on_a_real_trace_matches_pyarrows_file(tmp_path: Path) -> N
     con = duckdb.connect()
     q = "select type, count(*), count(distinct comm), sum(prev_state), max(fields) from read_parquet(?) group by 1 order by 1"
     assert con.execute(q, [str(ours_path)]).fetchall() == con.execute(q, [str(theirs_path)]).fetchall()
+
+
+def test_a_file_without_row_groups_is_an_empty_table(tmp_path: Path) -> None:
+    schema = pa.schema([("ts", pa.int64()), ("comm", pa.dictionary(pa.int32(), pa.string())), ("g", pa.int8())])
+    path = tmp_path / "empty.parquet"
+    with ParquetFileWriter(path, specs_of_arrow(schema, ("ts",)), _arrow_schema_kv(schema)) as w:
+        w.write_row_group([Column(None), Column(None), Column(None)], 0, 0)  # 0 rows: nothing
+    got = pq.read_table(path)
+    assert got.num_rows == 0 and got.schema.remove_metadata() == schema
+    assert duckdb.connect().execute("select count(*) from read_parquet(?)", [str(path)]).fetchone() == (0,)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full (a device that is always full)")
+def test_a_failed_write_names_the_path_and_errno() -> None:
+    w = ParquetFileWriter("/dev/full", [("x", I64, False)])
+    big = Column(np.arange(1 << 16, dtype=np.int64) * 7919)  # more than stdio's buffer
+    with pytest.raises(core.KscopeCoreError) as e:
+        w.write_row_group([big], 0, 1 << 16)
+        w.close()
+    assert e.value.status == core.KS_ERR_IO
+    assert e.value.message == "/dev/full: write failed: No space left on device"
+    with pytest.raises(core.KscopeCoreError) as e:  # the failure is sticky
+        w.write_row_group([big], 0, 1)
+    assert e.value.status == core.KS_ERR_IO

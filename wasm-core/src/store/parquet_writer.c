@@ -405,8 +405,8 @@ static void page_levels(ks_pq_writer *w, const uint8_t *bits, uint64_t present, 
 
 /* ---- integer chunks ------------------------------------------------------------------ */
 
-/* Gathers the present values of rows [a, b) (of the slice starting at v) to dst. */
-#define GATHER(T, OUT_T, dst, v, bits, all, a, b)                              \
+/* Gathers the present values of rows [a, b) (of the slice starting at v) to dst, as OUT_T. */
+#define GATHER(OUT_T, dst, v, bits, all, a, b)                                 \
     do {                                                                       \
         if (all) {                                                             \
             for (uint32_t r_ = (a); r_ < (b); r_++)                            \
@@ -477,13 +477,13 @@ static int32_t int_chunk(ks_pq_writer *w, int32_t c, const void *values, const u
             src = w->vals;
             if (kind == KS_PQ_I64) {
                 int64_t *dst = w->vals;
-                GATHER(int64_t, int64_t, dst, (const int64_t *)values, bits, 0, a, b);
+                GATHER(int64_t, dst, (const int64_t *)values, bits, 0, a, b);
             } else if (kind == KS_PQ_I32) {
                 int32_t *dst = w->vals;
-                GATHER(int32_t, int32_t, dst, (const int32_t *)values, bits, 0, a, b);
+                GATHER(int32_t, dst, (const int32_t *)values, bits, 0, a, b);
             } else { /* KS_PQ_I8: INT32 physical, sign-extended */
                 int32_t *dst = w->vals;
-                GATHER(int8_t, int32_t, dst, (const int8_t *)values, bits, all, a, b);
+                GATHER(int32_t, dst, (const int8_t *)values, bits, all, a, b);
             }
         }
         if (n && stats && kind == KS_PQ_I64)
