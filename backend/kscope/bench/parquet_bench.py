@@ -9,6 +9,7 @@ as `kscope ingest` does. Then the same rows, cut into the same row groups (one p
 CPU per batch), are written three ways, each `--runs` times (best kept):
 
   kscope-zstd1   this writer at zstd level 1, from the column builder's own buffers
+  kscope-zstd3   the same at zstd level 3 (zstd's default)
   pyarrow-lz4    pq.ParquetWriter with the store's settings (store/events.py)
   pyarrow-zstd1  the same with compression="zstd", level 1
 
@@ -77,11 +78,14 @@ def load(path: Path) -> list[tuple[pa.Table, list[Column], list[tuple[int, int]]
     return batches
 
 
-def _ours(batches: list, out: Path) -> None:
-    with ParquetFileWriter(out, specs_of_arrow(records.SCHEMA, ("ts_ns", "cpu")), _arrow_schema_kv(), 1) as w:
-        for _, columns, groups in batches:
-            for row0, rows in groups:
-                w.write_row_group(columns, row0, rows)
+def _ours(level: int) -> Any:
+    def write(batches: list, out: Path) -> None:
+        specs = specs_of_arrow(records.SCHEMA, ("ts_ns", "cpu"))
+        with ParquetFileWriter(out, specs, _arrow_schema_kv(), level) as w:
+            for _, columns, groups in batches:
+                for row0, rows in groups:
+                    w.write_row_group(columns, row0, rows)
+    return write
 
 
 def _pyarrow(compression: str, level: int | None) -> Any:
@@ -111,7 +115,7 @@ def run(events: int = 1_000_000, trace: Path | None = None, runs: int = 3) -> di
         batches = load(trace)
         rows = sum(t.num_rows for t, _, _ in batches)
         data_bytes = sum(t.nbytes for t, _, _ in batches)
-        writers = {"kscope-zstd1": _ours, "pyarrow-lz4": _pyarrow("lz4", None),
+        writers = {"kscope-zstd1": _ours(1), "kscope-zstd3": _ours(3), "pyarrow-lz4": _pyarrow("lz4", None),
                    "pyarrow-zstd1": _pyarrow("zstd", 1)}
         figures: dict[str, dict[str, float]] = {}
         for name, write in writers.items():
