@@ -260,6 +260,22 @@ static void errors_are_reported(void)
     cols[1].values = NULL;
     CHECK_EQ_INT(ks_pq_write_row_group(w, cols, 0, 2), KS_ERR_INVALID_ARG);
     CHECK(strstr(ks_pq_writer_error(w), "column n: no values") != NULL);
+    /* All-null columns need no values, offsets or dictionary (nothing is read). */
+    ks_pq_column_spec all_kinds[KS_PQ_KIND_COUNT] = {
+        { "a", KS_PQ_I64, 1 }, { "b", KS_PQ_I32, 1 }, { "c", KS_PQ_I8, 1 },
+        { "d", KS_PQ_DICT32, 1 }, { "e", KS_PQ_DICT8, 1 }, { "f", KS_PQ_STRING, 1 } };
+    static uint8_t none[32];
+    ks_pq_column_data nulls[KS_PQ_KIND_COUNT];
+    for (int i = 0; i < KS_PQ_KIND_COUNT; i++)
+        nulls[i] = (ks_pq_column_data){ NULL, none, NULL, NULL };
+    char path2[128];
+    temp_path(path2, sizeof path2, "nulls");
+    ks_pq_writer *w2 = NULL;
+    CHECK_EQ_INT(ks_pq_writer_open(path2, all_kinds, KS_PQ_KIND_COUNT, NULL, 0, 1, &w2), KS_OK);
+    CHECK_EQ_INT(ks_pq_write_row_group(w2, nulls, 3, 200), KS_OK);
+    CHECK_EQ_INT(ks_pq_writer_close(w2), KS_OK);
+    ks_pq_writer_free(w2);
+    remove(path2);
     CHECK_EQ_INT(ks_pq_writer_close(w), KS_OK);
     CHECK_EQ_INT(ks_pq_writer_rows(w), 2);
     CHECK_EQ_INT(ks_pq_write_row_group(w, cols, 0, 2), KS_ERR_INVALID_ARG);
@@ -276,6 +292,6 @@ const test_case parquet_tests[] = {
     { "parquet: RLE hybrid levels (runs, packed groups, 63-group cap)", rle_levels_runs_and_groups },
     { "parquet: RLE hybrid dictionary ids (spec example, runs, widths)", rle_ids_spec_example_and_runs },
     { "parquet: file layout, footer length, first page bytes", file_layout_and_first_page },
-    { "parquet: errors named (path + errno, kind, id range, closed)", errors_are_reported },
+    { "parquet: errors named (path + errno, kind, id range, closed); all-null columns", errors_are_reported },
     { 0 },
 };

@@ -523,7 +523,7 @@ static int32_t string_chunk(ks_pq_writer *w, int32_t c, const char *bytes, const
     int stats = w->cols[c].statistics, all = present == rows;
     for (uint32_t a = 0, b; a < rows; a = b) {
         b = rows - a > PAGE_VALUES ? a + PAGE_VALUES : rows;
-        while (b - a > 64 && (int64_t)offsets[b] - offsets[a] > (int64_t)PAGE_STRING_BYTES) {
+        while (present && b - a > 64 && (int64_t)offsets[b] - offsets[a] > (int64_t)PAGE_STRING_BYTES) {
             uint32_t half = ((b - a) / 2) & ~63u;
             if (!half)
                 break;
