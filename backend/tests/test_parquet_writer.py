@@ -21,7 +21,7 @@ from kscope.native.columns import ColumnBuilder
 from kscope.native.events import EVENT_SIZE
 from kscope.native.parquet import (DICT8, DICT32, I8, I32, I64, STRING, Column, ParquetFileWriter, Strings,
                                    columns_of_arrow, specs_of_arrow)
-from kscope.store.events import EventWriter
+from kscope.store.events import EventWriter, read_range
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 WORDS = ["", "bash", "héllo wörld", "swapper/0", "日本語", "kworker/u16:3", "x" * 40]
@@ -269,6 +269,16 @@ def test_store_schema_on_a_real_trace_matches_pyarrows_file(tmp_path: Path) -> N
     con = duckdb.connect()
     q = "select type, count(*), count(distinct comm), sum(prev_state), max(fields) from read_parquet(?) group by 1 order by 1"
     assert con.execute(q, [str(ours_path)]).fetchall() == con.execute(q, [str(theirs_path)]).fetchall()
+    # Filters DuckDB may answer from the row-group statistics (ts_ns, cpu).
+    mid = int(np.median(want.column("ts_ns").to_numpy()))
+    q = "select count(*), min(ts_ns), max(ts_ns) from read_parquet(?) where ts_ns >= ? and cpu in (1, 3)"
+    got_rows = con.execute(q, [str(ours_path), mid]).fetchall()
+    assert got_rows == con.execute(q, [str(theirs_path), mid]).fetchall() and got_rows[0][0] > 0
+    # The store's per-CPU time index (row-group statistics) over our file.
+    for cpus in ([1], [0, 5], None):
+        a = read_range(ours_path, mid, None, cpus, None, limit=50)
+        b = read_range(theirs_path, mid, None, cpus, None, limit=50)
+        assert a.num_rows == 50 and _plain(a).equals(_plain(b))
 
 
 def test_a_file_without_row_groups_is_an_empty_table(tmp_path: Path) -> None:
