@@ -152,6 +152,32 @@ def test_row_group_statistics(written) -> None:  # noqa: ANN001
                 assert (s.min, s.max) == (min(present), max(present)), (g, name)
 
 
+def test_column_chunks_tile_the_file_and_sizes_add_up(written) -> None:  # noqa: ANN001
+    """Every chunk starts where the one before ended (from 4, the magic, to the footer), so
+    each offset and total_compressed_size is right; row-group totals are the chunks' sums."""
+    path, _, specs = written
+    meta = pq.ParquetFile(path).metadata
+    data = path.read_bytes()
+    footer = int.from_bytes(data[-8:-4], "little")
+    assert data[:4] == data[-4:] == b"PAR1"
+    end = 4
+    for g in range(meta.num_row_groups):
+        rg = meta.row_group(g)
+        assert rg.total_byte_size == sum(rg.column(i).total_uncompressed_size for i in range(rg.num_columns))
+        for i in range(rg.num_columns):
+            col = rg.column(i)
+            start = col.dictionary_page_offset if col.has_dictionary_page else col.data_page_offset
+            assert start == end, (g, specs[i][0])
+            assert col.has_dictionary_page == (col.data_page_offset > start)
+            end = start + col.total_compressed_size
+    assert end == len(data) - 8 - footer
+    rows = duckdb.connect().execute(
+        "select row_group_id, any_value(row_group_compressed_bytes), sum(total_compressed_size) "
+        "from parquet_metadata(?) group by 1 order by 1",
+        [str(path)]).fetchall()
+    assert len(rows) == len(CUTS) and all(r[1] == r[2] for r in rows)
+
+
 def test_duckdb_reads_back_counts_sums_and_strings(written) -> None:  # noqa: ANN001
     path, expected, _ = written
     con = duckdb.connect()
