@@ -65,5 +65,6 @@ extern const test_case tracedat_tests[];
 extern const test_case tracedat_compressed_tests[];
 extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
+extern const test_case parquet_tests[];
 
 #endif

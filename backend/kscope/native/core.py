@@ -21,6 +21,7 @@ KS_ERR_INVALID_ARG = 1
 KS_ERR_NOT_FOUND = 2
 KS_ERR_PARSE = 4
 KS_ERR_RANGE = 5
+KS_ERR_IO = 6
 
 
 class KscopeCoreError(RuntimeError):

@@ -21,6 +21,7 @@ typedef enum ks_status {
     KS_ERR_NO_MEMORY = 3,     /* an allocation failed */
     KS_ERR_PARSE = 4,         /* malformed input (decoders add line/offset) */
     KS_ERR_RANGE = 5,         /* an index or size out of range */
+    KS_ERR_IO = 6,            /* a file could not be created or written (message: path, errno text) */
     KS_STATUS_COUNT
 } ks_status;
 

@@ -10,6 +10,7 @@ static const char *const status_messages[KS_STATUS_COUNT] = {
     [KS_ERR_NO_MEMORY] = "out of memory",
     [KS_ERR_PARSE] = "malformed input",
     [KS_ERR_RANGE] = "out of range",
+    [KS_ERR_IO] = "I/O error",
 };
 
 const char *ks_status_message(int32_t status)
