@@ -21,7 +21,7 @@ from kscope.native.columns import ColumnBuilder
 from kscope.native.events import EVENT_SIZE
 from kscope.native.parquet import (DICT8, DICT32, I8, I32, I64, STRING, Column, ParquetFileWriter, Strings,
                                    columns_of_arrow, specs_of_arrow)
-from kscope.store.events import EventWriter, read_range
+from kscope.store.events import read_range
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 WORDS = ["", "bash", "héllo wörld", "swapper/0", "日本語", "kworker/u16:3", "x" * 40]
@@ -34,6 +34,28 @@ def _arrow_schema_kv(schema: pa.Schema) -> dict[str, str]:
     buf = io.BytesIO()
     pq.write_table(schema.empty_table(), buf)
     return {"ARROW:schema": pq.read_metadata(io.BytesIO(buf.getvalue())).metadata[b"ARROW:schema"].decode()}
+
+
+class _PyarrowStoreWriter:
+    """The reference: pyarrow writing the store's schema as the store did before kscope's own
+    writer (LZ4, dictionaries for the strings, ts_ns/cpu statistics, one row group per CPU run)."""
+
+    def __init__(self, path: Path) -> None:
+        self._writer = pq.ParquetWriter(
+            str(path), records.SCHEMA, compression="lz4",
+            use_dictionary=[f.name for f in records.SCHEMA if pa.types.is_dictionary(f.type)],
+            write_statistics=["ts_ns", "cpu"])
+        self.row_groups = 0
+
+    def write(self, table: pa.Table) -> None:
+        cpus = table.column("cpu").to_numpy()
+        bounds = np.concatenate(([0], np.flatnonzero(np.diff(cpus)) + 1, [table.num_rows]))
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            self._writer.write_table(table.slice(int(a), int(b - a)), row_group_size=int(b - a))
+            self.row_groups += 1
+
+    def close(self) -> None:
+        self._writer.close()
 
 
 def _plain(table: pa.Table) -> pa.Table:
@@ -263,7 +285,7 @@ def test_store_schema_on_a_real_trace_matches_pyarrows_file(tmp_path: Path) -> N
     ours_path, theirs_path = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
     specs = specs_of_arrow(records.SCHEMA, statistics=("ts_ns", "cpu"))
     ours = ParquetFileWriter(ours_path, specs, _arrow_schema_kv(records.SCHEMA))
-    theirs = EventWriter(theirs_path)
+    theirs = _PyarrowStoreWriter(theirs_path)
     builder = ColumnBuilder()
 
     def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:

@@ -90,7 +90,7 @@ def _ours(level: int) -> Any:
 
 def _pyarrow(compression: str, level: int | None) -> Any:
     def write(batches: list, out: Path) -> None:
-        # store/events.py's EventWriter settings, compression aside.
+        # The settings the store used with pyarrow before kscope's own writer, compression aside.
         writer = pq.ParquetWriter(
             str(out), records.SCHEMA, compression=compression, compression_level=level,
             use_dictionary=[f.name for f in records.SCHEMA if pa.types.is_dictionary(f.type)],

@@ -8,7 +8,8 @@
  *
  * --batch: records per batch (0 or absent: auto_batch below); --threads: decoder threads
  * for ftrace text (0: auto, decode_producers.h); --buffers: column buffers (the writer
- * writes one while the next is built); --zstd: the Parquet pages' zstd level.
+ * writes one while the next is built); --zstd: the Parquet pages' zstd level (3: on the
+ * bench's 1 M-event trace as fast as 1, with 1.27 bytes/event stored instead of 1.94).
  *
  * The input is already decompressed and its format detected (the caller names it).
  *
@@ -57,7 +58,7 @@ static int usage(void)
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){.batch = 0, .buffers = 2, .zstd = 1};
+    *o = (options){.batch = 0, .buffers = 2, .zstd = 3};
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
