@@ -13,8 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kscope import __version__, simulate, text_report, topology, topology_files, units
-from kscope.bench import node
+from kscope import __version__, text_report, units
 from kscope.core.config import get_settings
 from kscope.kernel import cli as kernel_cli
 from kscope.ingest.native_ingest import NativeIngestFailed
@@ -22,19 +21,22 @@ from kscope.ingest.sources import InputError
 from kscope.native import core
 from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
 
-# Bad input (exit 2): each names what was wrong and where.
-BAD_INPUT_ERRORS = (
-    topology.UnknownPreset,
-    topology_files.TopologyInputError,
-    core.ParseError,
-    simulate.WorkloadFileError,
-    InputError,
-    TraceNotFound,
-    SqlRefused,
-    SqlTimeout,
-)
-# Failures of the machine, not the input (exit 1).
-FAILURES = (core.CoreLibraryMissing, core.KscopeCoreError, node.NodeUnavailable, node.NodeScriptFailed,
+
+def bad_input_errors() -> tuple[type[BaseException], ...]:
+    """Bad input (exit 2): each names what was wrong and where. Imported when an error is
+    caught (an except clause evaluates its expression then), so `kscope ingest` does not
+    start by importing the simulator and the topology services."""
+    from kscope import simulate, topology, topology_files
+
+    return (topology.UnknownPreset, topology_files.TopologyInputError, core.ParseError,
+            simulate.WorkloadFileError, InputError, TraceNotFound, SqlRefused, SqlTimeout)
+
+
+def failures() -> tuple[type[BaseException], ...]:
+    """Failures of the machine, not the input (exit 1)."""
+    from kscope.bench import node
+
+    return (core.CoreLibraryMissing, core.KscopeCoreError, node.NodeUnavailable, node.NodeScriptFailed,
             NativeIngestFailed)
 
 EXIT_OK = 0
@@ -52,6 +54,8 @@ def cmd_version(_: argparse.Namespace) -> int:
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
+    from kscope import topology
+
     _emit(topology.list_presets(), args.json, text_report.presets_table)
     return EXIT_OK
 
@@ -59,11 +63,15 @@ def cmd_presets(args: argparse.Namespace) -> int:
 def cmd_topology(args: argparse.Namespace) -> int:
     if args.list:
         return cmd_presets(args)
+    from kscope import topology
+
     _emit(topology.topology_of_spec(args.preset), args.json, text_report.topology_table)
     return EXIT_OK
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
+    from kscope import simulate
+
     request = simulate.SimRequest(topology=args.preset, workload=Path(args.workload), seed=args.seed,
                                   until_ns=args.until, algo=args.algo, hash_events=not args.no_hash)
     document = simulate.run(request, export_to=Path(args.output) if args.export else None)
@@ -524,12 +532,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("sim: --export FORMAT and -o FILE go together")
     try:
         return handler(args)
-    except BAD_INPUT_ERRORS as err:
+    except bad_input_errors() as err:
         print(f"kscope: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as err:  # an unwritable -o FILE, say
         print(f"kscope: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT if handler is not cmd_bench else EXIT_FAILURE
-    except FAILURES as err:
+    except failures() as err:
         print(f"kscope: {err}", file=sys.stderr)
         return EXIT_FAILURE

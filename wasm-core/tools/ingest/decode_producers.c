@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PIECE (1u << 20)
+#define PIECE (1u << 18)  /* 256 KiB: stays in L2 between the read and the decode; 1 MiB cost ~5% and 4 MB of RSS */
 #define SPLIT_OVER (32ull << 20)
 
 /* Cuts [0, size) into about `parts` ranges at line starts (a part with no line end
