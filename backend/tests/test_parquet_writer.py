@@ -20,7 +20,7 @@ from kscope.native import core
 from kscope.native.columns import ColumnBuilder
 from kscope.native.events import EVENT_SIZE
 from kscope.native.parquet import (DICT8, DICT32, I8, I32, I64, STRING, Column, ParquetFileWriter, Strings,
-                                   columns_of_arrow, specs_of_arrow)
+                                   specs_of_arrow)
 from kscope.store.events import read_range
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
@@ -265,22 +265,6 @@ def test_errors_name_the_path_column_and_row(tmp_path: Path) -> None:
 
 # ---- the store's schema on a real trace ------------------------------------------------
 
-def _store_columns(cols, table: pa.Table, comms: Strings) -> list[Column]:  # noqa: ANN001
-    """The columns as the native ingest hands them over: the column builder's own buffers
-    and bitmaps (records.py's mapping), Arrow only for type/name/fields."""
-    out = []
-    for field in records.SCHEMA:
-        if field.name in records._LAYOUT:
-            values, valid = records._LAYOUT[field.name]
-            out.append(Column(cols.arrays[values], cols.arrays[valid] if valid else None))
-        elif field.name in records._COMMS:
-            valid = records._COMMS[field.name]
-            out.append(Column(cols.arrays[field.name], cols.arrays[valid] if valid else None, dictionary=comms))
-        else:
-            out.extend(columns_of_arrow(table.select([field.name])))
-    return out
-
-
 def test_store_schema_on_a_real_trace_matches_pyarrows_file(tmp_path: Path) -> None:
     ours_path, theirs_path = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
     specs = specs_of_arrow(records.SCHEMA, statistics=("ts_ns", "cpu"))
@@ -292,7 +276,7 @@ def test_store_schema_on_a_real_trace_matches_pyarrows_file(tmp_path: Path) -> N
         cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, len(raw) // EVENT_SIZE)
         table = records.table_of(cols, arena)
         theirs.write(table)
-        columns = _store_columns(cols, table, Strings.of(cols.comm_names))
+        columns = records.parquet_columns(cols, table)
         cpus = cols.arrays["cpu"]
         bounds = np.concatenate(([0], np.flatnonzero(np.diff(cpus)) + 1, [cols.n]))
         for a, b in zip(bounds[:-1], bounds[1:]):

@@ -31,34 +31,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kscope.bench.ingest_bench import generate
-from kscope.ingest import decoders, records
+from kscope.ingest import arrow_schema_gen, decoders, records
 from kscope.native.columns import ColumnBuilder
 from kscope.native.events import EVENT_SIZE
-from kscope.native.parquet import Column, ParquetFileWriter, Strings, columns_of_arrow, specs_of_arrow
-
-
-def _arrow_schema_kv() -> dict[str, str]:
-    import io
-
-    buf = io.BytesIO()
-    pq.write_table(records.SCHEMA.empty_table(), buf)
-    return {"ARROW:schema": pq.read_metadata(io.BytesIO(buf.getvalue())).metadata[b"ARROW:schema"].decode()}
-
-
-def _store_columns(cols: Any, table: pa.Table) -> list[Column]:
-    """The builder's buffers and bitmaps (records.py's mapping); Arrow for type/name/fields."""
-    comms = Strings.of(cols.comm_names)
-    out = []
-    for field in records.SCHEMA:
-        if field.name in records._LAYOUT:
-            values, valid = records._LAYOUT[field.name]
-            out.append(Column(cols.arrays[values], cols.arrays[valid] if valid else None))
-        elif field.name in records._COMMS:
-            valid = records._COMMS[field.name]
-            out.append(Column(cols.arrays[field.name], cols.arrays[valid] if valid else None, dictionary=comms))
-        else:
-            out.extend(columns_of_arrow(table.select([field.name])))
-    return out
+from kscope.native.parquet import Column, ParquetFileWriter, specs_of_arrow
 
 
 def load(path: Path) -> list[tuple[pa.Table, list[Column], list[tuple[int, int]]]]:
@@ -71,7 +47,7 @@ def load(path: Path) -> list[tuple[pa.Table, list[Column], list[tuple[int, int]]
         table = records.table_of(cols, arena)
         cpus = cols.arrays["cpu"]
         bounds = np.concatenate(([0], np.flatnonzero(np.diff(cpus)) + 1, [cols.n]))
-        batches.append((table, _store_columns(cols, table),
+        batches.append((table, records.parquet_columns(cols, table),
                         [(int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:])]))
 
     decoders.decode_ftrace(path, path.name, on_batch, lambda done: None, threads=1, batch_events=65536)
@@ -81,7 +57,7 @@ def load(path: Path) -> list[tuple[pa.Table, list[Column], list[tuple[int, int]]
 def _ours(level: int) -> Any:
     def write(batches: list, out: Path) -> None:
         specs = specs_of_arrow(records.SCHEMA, ("ts_ns", "cpu"))
-        with ParquetFileWriter(out, specs, _arrow_schema_kv(), level) as w:
+        with ParquetFileWriter(out, specs, {"ARROW:schema": arrow_schema_gen.arrow_schema_b64()}, level) as w:
             for _, columns, groups in batches:
                 for row0, rows in groups:
                     w.write_row_group(columns, row0, rows)

@@ -153,3 +153,23 @@ def table_of(cols: Columns, arena: bytes = b"") -> pa.Table:
     out["type"] = _column(cols, SCHEMA.field("type").type, "type", None, _TYPE_DICT)
     out["name"], out["fields"] = _generic_text(cols, arena)
     return pa.Table.from_arrays([out[f.name] for f in SCHEMA], schema=SCHEMA)
+
+
+def parquet_columns(cols: Columns, table: pa.Table) -> list:
+    """The columns of one batch for kscope's Parquet writer (kscope.native.parquet), as
+    kscope-ingest hands them over: the column builder's own buffers and bitmaps (the
+    mapping above), Arrow only for type, name and fields. For the writer's tests and bench."""
+    from kscope.native.parquet import Column, Strings, columns_of_arrow
+
+    comms = Strings.of(cols.comm_names)
+    out = []
+    for field in SCHEMA:
+        if field.name in _LAYOUT:
+            values, valid = _LAYOUT[field.name]
+            out.append(Column(cols.arrays[values], cols.arrays[valid] if valid else None))
+        elif field.name in _COMMS:
+            valid = _COMMS[field.name]
+            out.append(Column(cols.arrays[field.name], cols.arrays[valid] if valid else None, dictionary=comms))
+        else:
+            out.extend(columns_of_arrow(table.select([field.name])))
+    return out
