@@ -129,6 +129,16 @@ describe('PlaybackController', () => {
     expect(host.frame(400)).toBe(false)
   })
 
+  it('never writes its state into another page\'s URL (a link followed before the core was ready)', () => {
+    const host = fakeHost('')
+    const c = new CountController(host)
+    host.location.pathname = '/learn' // the user left; this page's first build lands afterwards
+    c.start({} as KscopeCore)
+    c.actions.step()
+    expect(host.writes).toEqual([])
+    expect(host.location.search).toBe('')
+  })
+
   it('follows Back/Forward (stopping playback) without writing the URL, and frees the runs on disconnect', () => {
     const { host, c, snap, stop } = open('?length=8&step=2')
     c.actions.play()

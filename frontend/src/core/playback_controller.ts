@@ -93,6 +93,8 @@ export abstract class PlaybackController<S extends PlaybackState, V extends Play
   /** The parameters the current runs were built for (null: none built yet). */
   protected builtFor: P | null = null
   protected readonly host: PlaybackHost
+  /** The pathname this controller's page lives at (writeUrl leaves other pages' URLs alone). */
+  private readonly page: string
   private readonly fns: PlaybackStateFns<S, P>
   private readonly listeners = new Set<() => void>()
   private raf = 0
@@ -100,6 +102,7 @@ export abstract class PlaybackController<S extends PlaybackState, V extends Play
 
   constructor(host: PlaybackHost, fns: PlaybackStateFns<S, P>, emptyView: V) {
     this.host = host
+    this.page = host.location.pathname
     this.fns = fns
     this.snapshot = { state: fns.fromSearch(host.location.search), view: emptyView }
   }
@@ -226,9 +229,15 @@ export abstract class PlaybackController<S extends PlaybackState, V extends Play
     for (const listener of this.listeners) listener()
   }
 
-  /** Writes the state into the URL if the URL says otherwise. */
+  /**
+   * Writes the state into the URL if the URL says otherwise, and only while the URL is
+   * still this controller's page: a page left for another (a link followed while the core
+   * was loading, so its first build lands after the navigation) must not write its state
+   * into the next page's URL.
+   */
   private writeUrl(state: S, mode: 'push' | 'replace') {
     const { search, pathname, hash } = this.host.location
+    if (pathname !== this.page) return
     const wanted = this.fns.searchFor(state, search)
     if (wanted === search) return
     const url = `${pathname}${wanted}${hash}`
