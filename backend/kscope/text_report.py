@@ -95,7 +95,8 @@ def _ingest_bench(doc: dict[str, Any]) -> str:
     for r in doc["ftrace_text"].values():
         lines.append(
             f"  ftrace text {r['events']} events, {r['input_bytes'] / 1e6:.0f} MB: {r['ingest_s']} s = "
-            f"{r['mb_per_s']} MB/s, {r['events_per_s'] / 1e6:.2f} M events/s ({r['ingest_over_wc']}x `wc -l` "
+            f"{r['mb_per_s']} MB/s (median of {len(r.get('runs', [0]))}; best {r.get('mb_per_s_best')}, "
+            f"worst {r.get('mb_per_s_worst')}), {r['events_per_s'] / 1e6:.2f} M events/s ({r['ingest_over_wc']}x `wc -l` "
             f"{r['wc_l_s']} s); peak RSS {r['peak_rss_bytes'] / 1e6:.0f} MB native + "
             f"{(r['peak_rss_tree_bound_bytes'] - r['peak_rss_bytes']) / 1e6:.0f} MB Python = "
             f"{r['peak_rss_over_input']}x input; "
@@ -113,6 +114,13 @@ def _ingest_bench(doc: dict[str, Any]) -> str:
                      f"{d['ingest']['wall_s']} s ({d['ingest']['mb_per_s']} MB/s)" +
                      (f"; `trace-cmd report` {report['wall_s']} s: ingest {d['trace_cmd_over_ingest']}x faster "
                       f"(CPU {d['trace_cmd_over_ingest_cpu']}x)" if isinstance(report, dict) else ""))
+    peers = doc.get("against_peers") or {}
+    if peers.get("trace_cmd_text_mb_per_s"):
+        lines.append(f"  against peers in this run: trace-cmd renders text at {peers['trace_cmd_text_mb_per_s']} MB/s; "
+                     f"the target is {peers['target_over_trace_cmd_text']}x that on the issue's machine; ingest: " +
+                     ", ".join(f"{n} events {p['over_trace_cmd_text']}x "
+                               f"({'met' if p['met_vs_trace_cmd_text'] else 'NOT met'})" for n, p in peers.items()
+                               if isinstance(p, dict) and p.get("over_trace_cmd_text")))
     lines.append("  met: " + ", ".join(f"{k} {'yes' if v else ('n/a' if v is None else 'NO')}" for k, v in met.items()))
     return "\n".join(lines)
 
