@@ -130,8 +130,6 @@ static void fail(producers *p, int32_t status, const char *what)
     pthread_mutex_unlock(&p->lock);
 }
 
-typedef struct part_arg { producers *p; int part; } part_arg;
-static part_arg part_args[MAX_PARTS];
 
 static int32_t feed_text(producers *p, int part, const char *buf, int32_t len, ks_event_log *log)
 {
@@ -270,11 +268,11 @@ static void *thread_main(void *arg)
 int producers_start(producers *p)
 {
     for (int i = 0; i < p->parts; i++) {
-        part_args[i] = (part_arg){p, i};
+        p->arg[i] = (part_arg){p, i};
         pthread_mutex_lock(&p->lock);
         p->running++;
         pthread_mutex_unlock(&p->lock);
-        if (pthread_create(&p->thread[i], NULL, thread_main, &part_args[i]) != 0) {
+        if (pthread_create(&p->thread[i], NULL, thread_main, &p->arg[i]) != 0) {
             pthread_mutex_lock(&p->lock);
             p->running--;
             pthread_mutex_unlock(&p->lock);

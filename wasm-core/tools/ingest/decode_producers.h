@@ -34,6 +34,9 @@ typedef struct handed_log {
     uint64_t bytes_done;    /* of this part, so far */
 } handed_log;
 
+struct producers;
+typedef struct part_arg { struct producers *p; int part; } part_arg;  /* a thread's argument */
+
 typedef struct producers {
     input_kind kind;
     int fd;
@@ -41,6 +44,7 @@ typedef struct producers {
     uint64_t start[MAX_PARTS], stop[MAX_PARTS];
     void *decoder[MAX_PARTS];
     pthread_t thread[MAX_PARTS];
+    part_arg arg[MAX_PARTS];
     int running;                  /* threads not finished */
     volatile uint32_t batch;      /* records per handed-over log (consumer may raise it) */
     /* The queue of full logs and the pool of emptied ones; one lock. */
