@@ -80,13 +80,13 @@ def variant_for_capture(kernel: str, meta: dict[str, str]) -> tuple[str, str]:
 
 def _decode(data: Path, source: str) -> tuple[np.ndarray, formats.DecodeReport]:
     fmt = formats.detect(data, source)
-    parts: dict[int, list[bytes]] = {}
+    batches: list[bytes] = []
 
-    def on_batch(raw: memoryview, _arena: bytes, part: int = 0) -> None:
-        parts.setdefault(part, []).append(bytes(raw))
+    def on_batch(raw: memoryview, _arena: bytes) -> None:
+        batches.append(bytes(raw))
 
-    report = fmt.decode(data, source, on_batch, lambda done: None, threads=1)
-    raw = b"".join(b"".join(parts[p]) for p in sorted(parts))
+    report = fmt.decode(data, source, on_batch, lambda done: None)
+    raw = b"".join(batches)
     items = np.frombuffer(raw, records.RAW)
     order = np.argsort(items.view(records.RECORD)["ts_ns"], kind="stable")  # ties keep the file's order
     return items[order], report

@@ -272,7 +272,7 @@ def test_store_schema_on_a_real_trace_matches_pyarrows_file(tmp_path: Path) -> N
     theirs = _PyarrowStoreWriter(theirs_path)
     builder = ColumnBuilder()
 
-    def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
+    def on_batch(raw: memoryview, arena: bytes) -> None:
         cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, len(raw) // EVENT_SIZE)
         table = records.table_of(cols, arena)
         theirs.write(table)

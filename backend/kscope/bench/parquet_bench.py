@@ -42,7 +42,7 @@ def load(path: Path) -> list[tuple[pa.Table, list[Column], list[tuple[int, int]]
     builder = ColumnBuilder()
     batches = []
 
-    def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
+    def on_batch(raw: memoryview, arena: bytes) -> None:
         cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, len(raw) // EVENT_SIZE)
         table = records.table_of(cols, arena)
         cpus = cols.arrays["cpu"]
@@ -50,7 +50,7 @@ def load(path: Path) -> list[tuple[pa.Table, list[Column], list[tuple[int, int]]
         batches.append((table, records.parquet_columns(cols, table),
                         [(int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:])]))
 
-    decoders.decode_ftrace(path, path.name, on_batch, lambda done: None, threads=1, batch_events=65536)
+    decoders.decode_ftrace(path, path.name, on_batch, lambda done: None, batch_events=65536)
     return batches
 
 

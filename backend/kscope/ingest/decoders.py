@@ -6,13 +6,11 @@ these are for callers that read the records themselves (conform, the kernel harn
 A reader thread feeds the input to the C decoder (text formats: 1 MiB pieces;
 trace.dat: the byte ranges the decoder asks for, read with pread); the C call
 runs without the GIL, so decoding the next piece overlaps with the caller
-converting and writing the previous one. Pieces decode into one event log until
-it holds `batch_events` records (0: one log per piece), which is handed over
-whole: no copy per piece. At most one full log per decoder thread, plus one, waits
-in the queue: memory stays bounded whatever the file size, and a decoder that finishes
-a log while the consumer is busy (e.g. waiting on the Parquet writer) goes on decoding
-instead of blocking (with a queue of one, the two decoder threads of a 10 M-event
-trace spent most of their wall time blocked in put and the process used ~1.2 cores).
+working on the previous one. Pieces decode into one event log until it holds
+`batch_events` records (0: one log per piece), which is handed over whole: no
+copy per piece. At most two full logs wait in the queue, so memory stays
+bounded whatever the file size. One decoder per input: decoding a large text in
+parts side by side is kscope-ingest's job (tools/ingest/decode_producers.c).
 
     format name (ks_trace_detect)     decoder
     ftrace-text, trace-cmd-report      ftrace.h   (tracefs `trace`, atrace, `trace-cmd report`)
@@ -46,13 +44,13 @@ def _last_fields_off(raw: memoryview) -> int:
     return int(rec["g_fields_off"][rows[-1]]) if len(rows) else -1
 
 
-def emit(log: EventLog, on_batch: Batch, part: int = 0) -> None:
+def emit(log: EventLog, on_batch: Batch) -> None:
     """Hands a log's records and (if it has generic records) its text arena to on_batch."""
     if len(log) == 0:
         return
     raw = records_view(log)
     last = _last_fields_off(raw) if has_text(log) else -1  # no text: no generic record to look for
-    on_batch(raw, text_arena(log, last) if last >= 0 else b"", part)
+    on_batch(raw, text_arena(log, last) if last >= 0 else b"")
 
 
 class LogPool:
@@ -86,34 +84,21 @@ class LogPool:
 
 
 Producer = Callable[[], Iterator[tuple[EventLog, int]]]
+QUEUE_DEPTH = 2  # full logs waiting for the consumer at most
+LOGS_IN_FLIGHT = QUEUE_DEPTH + 2  # and one filling, one being handed over: what a LogPool keeps
 
 
-def queue_depth(producers: int) -> int:
-    """Full logs waiting for the consumer at most."""
-    return producers + 1
-
-
-def logs_in_flight(producers: int) -> int:
-    """Logs alive at once at most: one filling per producer, the queued ones, the one being
-    handed over. A LogPool keeping this many never frees a log only to fault a new one in
-    a moment later (that churn showed as seconds of system time at 10 M events)."""
-    return producers + queue_depth(producers) + 1
-
-
-def pipelined(produce: Producer | list[Producer], on_batch: Batch, progress: Progress,
-              pool: LogPool | None = None) -> None:
-    """Runs each producer in a thread of its own; hands every (log, bytes done) to on_batch
-    and progress here, tagged with the producer's index (its part). A part's logs arrive in
-    order; parts interleave. Handed-over logs go back to `pool` (if given) for reuse."""
-    producers = produce if isinstance(produce, list) else [produce]
-    pending: queue.Queue = queue.Queue(maxsize=queue_depth(len(producers)))
+def pipelined(produce: Producer, on_batch: Batch, progress: Progress, pool: LogPool | None = None) -> None:
+    """Runs the producer in a thread of its own; hands every (log, bytes done) to on_batch
+    and progress here, in order. Handed-over logs go back to `pool` (if given) for reuse."""
+    pending: queue.Queue = queue.Queue(maxsize=QUEUE_DEPTH)
     failure: list[BaseException] = []
     stop = threading.Event()
 
-    def run(part: int, make: Producer) -> None:
+    def run() -> None:
         try:
-            for log, done in make():
-                pending.put((part, log, done))
+            for item in produce():
+                pending.put(item)
                 if stop.is_set():
                     return
         except BaseException as err:  # handed to the consumer
@@ -121,51 +106,37 @@ def pipelined(produce: Producer | list[Producer], on_batch: Batch, progress: Pro
         finally:
             pending.put(_DONE)
 
-    threads = [threading.Thread(target=run, args=(i, p), name=f"kscope-decode-{i}", daemon=True)
-               for i, p in enumerate(producers)]
-    for t in threads:
-        t.start()
-    done_by_part = [0] * len(producers)
-    running = len(threads)
+    thread = threading.Thread(target=run, name="kscope-decode", daemon=True)
+    thread.start()
     try:
-        while running:
-            item = pending.get()
-            if item is _DONE:
-                running -= 1
-                continue
-            part, log, done = item
+        while (item := pending.get()) is not _DONE:
+            log, done = item
             try:
-                emit(log, on_batch, part)
+                emit(log, on_batch)
             finally:
                 if pool:
                     pool.put(log)
                 else:
                     log.close()
-            done_by_part[part] = done
-            progress(sum(done_by_part))
+            progress(done)
     finally:
         stop.set()
-        while any(t.is_alive() for t in threads):  # unblock producers waiting on a full queue
+        while thread.is_alive():  # unblock the producer if it waits on a full queue
             try:
                 item = pending.get(timeout=0.1)
                 if item is not _DONE:
-                    item[1].close()
+                    item[0].close()
             except queue.Empty:
                 pass
-        for t in threads:
-            t.join()
+        thread.join()
     if failure:
         raise failure[0]
 
 
-BatchSize = int | Callable[[], int]  # records per handed-over log, or a function giving it
-
-
 class _Filling:
-    """The log a producer decodes into: handed over once it holds batch_events records
-    (a number, or a function asked each time: the caller may raise it as it learns more)."""
+    """The log a producer decodes into: handed over once it holds batch_events records."""
 
-    def __init__(self, batch_events: BatchSize, pool: LogPool | None) -> None:
+    def __init__(self, batch_events: int, pool: LogPool | None) -> None:
         self.batch_events = batch_events
         self.pool = pool
         self.log = self._new()
@@ -175,8 +146,7 @@ class _Filling:
 
     def take(self, force: bool = False) -> EventLog | None:
         """The log if it is full (or force), replaced by an empty one; else None."""
-        wanted = self.batch_events() if callable(self.batch_events) else self.batch_events
-        if not force and len(self.log) < wanted:
+        if not force and len(self.log) < self.batch_events:
             return None
         full, self.log = self.log, self._new()
         return full
@@ -185,17 +155,14 @@ class _Filling:
         self.log.close()
 
 
-def _text_pieces(path: Path, decoder: Any, start: int = 0, stop: int | None = None,
-                 batch_events: BatchSize = 0, pool: LogPool | None = None) -> Producer:
-    """Feeds bytes [start, stop) of the file to the decoder; yields (log, bytes done)."""
+def _text_pieces(path: Path, decoder: Any, batch_events: int = 0, pool: LogPool | None = None) -> Producer:
+    """Feeds the file to the decoder in pieces; yields (log, bytes done)."""
     def produce() -> Iterator[tuple[EventLog, int]]:
         done = 0
-        end = path.stat().st_size if stop is None else stop
         filling = _Filling(batch_events, pool)
         try:
             with open(path, "rb") as f:
-                f.seek(start)
-                while done < end - start and (piece := f.read(min(PIECE, end - start - done))):
+                while piece := f.read(PIECE):
                     decoder.feed(piece, filling.log)
                     done += len(piece)
                     if (full := filling.take()) is not None:
@@ -207,54 +174,21 @@ def _text_pieces(path: Path, decoder: Any, start: int = 0, stop: int | None = No
     return produce
 
 
-def split_lines(path: Path, parts: int) -> list[tuple[int, int]]:
-    """[start, stop) byte ranges cutting the file into about `parts` pieces at line starts."""
-    size = path.stat().st_size
-    bounds = [0]
-    with open(path, "rb") as f:
-        for i in range(1, parts):
-            f.seek(max(size * i // parts, bounds[-1]))
-            line = f.readline(1 << 16)
-            if not line.endswith(b"\n"):
-                break  # no line end near: keep the rest in one part
-            if bounds[-1] < f.tell() < size:
-                bounds.append(f.tell())
-    bounds.append(size)
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
-def decode_parts(size: int, wanted: int) -> int:
-    """Decoder threads for a text file of `size` bytes: `wanted` if set (> 0), else one per
-    CPU (at most 4) for files over 32 MiB and one for smaller ones."""
-    if wanted > 0:
-        return wanted
-    return max(1, min(os.cpu_count() or 1, 4)) if size > 32 << 20 else 1
-
-
 def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
-                  threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
-    """ftrace text, cut at line starts into parts decoded side by side (files over 32 MiB).
-
-    Each part has its own decoder; the counters add up, and the first problem's line
-    number is made absolute by adding the lines of the parts before it. The header
-    (#P:N, the dialect) is in part 0.
-    """
-    ranges = split_lines(path, decode_parts(path.stat().st_size, threads))
-    decoders_ = [ftrace.FtraceDecoder() for _ in ranges]
-    pool = LogPool(logs_in_flight(len(ranges)))
+                  batch_events: int = 0) -> DecodeReport:
+    """ftrace text: tracefs `trace`, atrace, `trace-cmd report`."""
+    pool = LogPool(LOGS_IN_FLIGHT)
     try:
-        pipelined([_text_pieces(path, d, a, b, batch_events, pool) for d, (a, b) in zip(decoders_, ranges)],
-                  on_batch, progress, pool)
-        stats = [d.stats() for d in decoders_]
+        with ftrace.FtraceDecoder() as decoder:
+            pipelined(_text_pieces(path, decoder, batch_events=batch_events, pool=pool), on_batch, progress, pool)
+            stats = decoder.stats()
     finally:
         pool.close()
-        for d in decoders_:
-            d.close()
-    return reports.ftrace(stats)
+    return reports.ftrace([stats])
 
 
 def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
-                threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
+                batch_events: int = 0) -> DecodeReport:
     with decoders.PerfDecoder() as decoder:
         pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
         s = decoder.stats()
@@ -262,7 +196,7 @@ def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
 
 
 def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress,
-                    threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
+                    batch_events: int = 0) -> DecodeReport:
     with decoders.SystraceDecoder() as decoder:
         pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
         s = decoder.stats()
@@ -270,9 +204,9 @@ def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress
 
 
 def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress,
-                    threads: int = 0, batch_events: BatchSize = 0) -> DecodeReport:
+                    batch_events: int = 0) -> DecodeReport:
     size = path.stat().st_size
-    pool = LogPool(logs_in_flight(1))
+    pool = LogPool(LOGS_IN_FLIGHT)
     with decoders.TracedatDecoder() as decoder:
         def produce() -> Iterator[tuple[EventLog, int]]:
             fd = os.open(path, os.O_RDONLY)

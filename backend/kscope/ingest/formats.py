@@ -7,9 +7,8 @@ falls back to the Python sniffers. Formats whose C decoder is not in the loaded
 libkscope.so are not registered. `kscope ingest` decodes in the native kscope-ingest program
 (native_ingest.py); `decode` runs the same C decoders in this process (decoders.py).
 
-    decode(path, source, on_batch, progress, threads=0) -> DecodeReport
-        on_batch(records, arena, part) is called per batch; a decoder that reads its input in
-        parts side by side tags each batch with its part (in order within a part)
+    decode(path, source, on_batch, progress, batch_events=0) -> DecodeReport
+        on_batch(records, arena) is called per batch, in input order
 """
 
 import re
@@ -22,7 +21,7 @@ from kscope.ingest.sources import InputError
 
 HEAD = 64 << 10
 
-Batch = Callable[[memoryview, bytes, int], None]  # (records, text arena, part of the input)
+Batch = Callable[[memoryview, bytes], None]  # (records, text arena)
 Progress = Callable[[int], None]  # bytes of the input consumed so far
 
 
@@ -44,7 +43,7 @@ class Format:
     name: str
     detected_as: tuple[str, ...]  # ks_trace_format_name()s this decoder takes
     sniff: Callable[[bytes], bool] | None  # fallback when the core has no detector
-    decode: Callable[..., DecodeReport]  # (path, source, on_batch, progress, threads=0, batch_events=0)
+    decode: Callable[..., DecodeReport]  # (path, source, on_batch, progress, batch_events=0)
     description: str
 
 

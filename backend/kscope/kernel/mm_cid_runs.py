@@ -74,11 +74,11 @@ def decode(path: Path) -> pa.Table:
         tables: list[pa.Table] = []
         builder = ColumnBuilder()
 
-        def on_batch(raw: memoryview, arena: bytes, part: int = 0) -> None:
+        def on_batch(raw: memoryview, arena: bytes) -> None:
             cols = builder.build(np.frombuffer(raw, np.uint8).ctypes.data, len(raw) // EVENT_SIZE)
             tables.append(records.table_of(cols, bytes(arena)))
 
-        fmt.decode(data, path.name, on_batch, lambda done: None, threads=1)
+        fmt.decode(data, path.name, on_batch, lambda done: None)
     return pa.concat_tables(tables) if tables else records.SCHEMA.empty_table()
 
 
