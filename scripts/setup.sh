@@ -107,3 +107,6 @@ if [ ! -f "$dist" ] || [ -n "$(find frontend/src frontend/public frontend/index.
     say "building the frontend (vite build)"
     npm run -s -w frontend build >&2 || die "frontend build failed (npm run -w frontend build)"
 fi
+
+# --- 6. done: scripts/kscope (the CLI launcher) skips set-up while nothing below is newer
+touch "$stamps/setup-complete"
