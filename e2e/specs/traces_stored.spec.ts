@@ -185,7 +185,7 @@ test('check against model: agreement, diamonds on the timeline, the selected dis
   const doc = await res.json();
   expect(doc.disagreements.length).toBeGreaterThan(0);
   await expect(page.getByTestId('conform-agreement')).toHaveText(
-    `${(doc.agreement * 100).toFixed(1)} % (${doc.agree} of ${doc.rseq_updates} rseq updates)`, { timeout: 20_000 });
+    `${(doc.agreement * 100).toFixed(1)} % (${doc.agree} of ${doc.compared} rseq updates compared)`, { timeout: 20_000 });
   await expect(page.getByTestId('conform')).toContainText('MODELLED');
   await expect(page.getByTestId('conform')).toContainText('MEASURED');
   await expect(page.getByTestId('conform')).toContainText(`mm_cid model ${doc.variant}`);
