@@ -69,6 +69,18 @@ test('no kernel release in the trace: the variant is inferred, labelled, every v
   await expect(rows).toHaveCount(3);
   await expect(rows.filter({ hasText: 'v6.18' })).toContainText('(shown)');
   await page.screenshot({ path: `${artifacts}conform-chosen-variant.png` });
+  // At 1280x720 the variant table and the picker are on screen with a real size when scrolled to.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const table = page.getByTestId('conform-variants');
+  await table.scrollIntoViewIfNeeded();
+  const box = (await table.boundingBox())!;
+  expect(box.width).toBeGreaterThan(200);
+  expect(box.height).toBeGreaterThan(60);
+  expect(box.y + box.height).toBeLessThanOrEqual(720);
+  await page.screenshot({ path: `${artifacts}conform-variants-1280x720.png` });
+  await page.getByTestId('conform-variant-choose').scrollIntoViewIfNeeded();
+  await expect(page.getByTestId('conform-variant-choose')).toBeInViewport();
+  await page.setViewportSize({ width: 1600, height: 1000 });
   // Back to auto: the inferred one again.
   await page.getByTestId('conform-variant-choose').selectOption('auto');
   await expect(page.getByTestId('conform-variant')).toHaveText('v6.12', { timeout: 20_000 });

@@ -40,7 +40,8 @@ export function ConformPanel({ state, unavailable, selected, t0, onRun, onStep }
           {!unavailable && (
             <p className="hint">
               Replays this trace’s switches, migrations, forks and exits through the mm_cid model of its kernel version
-              and compares each cid the model gives with the one the kernel recorded (rseq_update).
+              and compares each cid the model gives with the one the kernel recorded (rseq_update). A trace that names
+              no kernel version is replayed with every variant, and the one that agrees best is shown (labelled so).
             </p>
           )}
           <button type="button" className="button" onClick={() => onRun('auto')} disabled={!!unavailable || running !== null}
