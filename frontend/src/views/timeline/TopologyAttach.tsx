@@ -37,7 +37,7 @@ export function TopologyAttach({ traceId, hasTopology, onAttached }: {
         <input type="file" accept={TOPOLOGY_ACCEPT} onChange={onPick} disabled={state.busy}
           data-testid="topology-file" className="visually-hidden" />
       </label>
-      <span className="hint"><code>lscpu -p</code> output or a tarball of <code>/sys/devices/system</code></span>
+      {!hasTopology && <span className="hint"><code>lscpu -p</code> output or a tarball of <code>/sys/devices/system</code></span>}
       {state.error && <p className="error-text" role="alert" data-testid="topology-error">{state.error}</p>}
     </div>
   )
