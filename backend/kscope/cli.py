@@ -161,9 +161,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    attached = None
+    if args.topology:
+        from kscope import trace_topology
+        from kscope.ingest.pipeline import AttachedTopology
+
+        dump, described = trace_topology.read_topology_path(Path(args.topology))
+        attached = AttachedTopology(dump, described, args.topology)
     store = _open_store()
     try:
-        done = ingest(store, path, name=path.name)
+        done = ingest(store, path, name=path.name, topology=attached)
     finally:
         store.close()
     document = {**done.record.summary, "token": done.token}
@@ -369,7 +376,9 @@ def _add_conform_parser(sub: Any) -> None:
     conf.add_argument("--algo", choices=["mm_cid"], default="mm_cid", help="the model (default mm_cid)")
     conf.add_argument("--variant", choices=["auto", "v6.12", "v6.13", "v6.18"], default="auto",
                       help="model variant; auto: from the trace's kernel version (< 6.13: v6.12, "
-                           "6.13-6.17: v6.13, >= 6.18: v6.18)")
+                           "6.13-6.17: v6.13, >= 6.18: v6.18; variant_from \"header\"), or, when the trace "
+                           "names no kernel, every variant replayed and the best agreement chosen "
+                           "(variant_from \"inferred\", each variant's figures in \"variants\")")
     conf.add_argument("--hz", type=_positive, default=250,
                       help="CONFIG_HZ of the traced kernel: the modelled tick that runs the 100 ms scan "
                            "(default 250)")
@@ -386,6 +395,10 @@ def _add_store_parsers(sub: Any) -> None:
     ingest.add_argument("file", metavar="FILE",
                         help="ftrace text (tracefs `trace`, `trace-cmd report`, `kscope capture`), "
                              "plain or gzip/xz/zstd/zip compressed")
+    ingest.add_argument("--topology", metavar="FILE",
+                        help="the machine's CPU topology, for a trace without kscope's sysfs header: `lscpu -p` "
+                             "output, a flattened sysfs dump, a sysfs directory or a tarball of one (as "
+                             "`kscope topology FILE` reads them); refused unless its CPU count is the trace's")
     ingest.add_argument("--json", action="store_true", help="print one JSON document")
     ingest.set_defaults(func=cmd_ingest)
 

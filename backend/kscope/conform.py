@@ -52,8 +52,19 @@ class NothingToCompare(InputError):
     """The trace has no rseq_update or no scheduling events (422)."""
 
 
+class NoCidField(NothingToCompare):
+    """Every rseq_update lacks the mm_cid field (kernels before 6.3, e.g. 6.1): 422."""
+
+
+def kernel_version(kernel: str) -> tuple[int, int] | None:
+    """(major, minor) of a kernel release ("6.12.117+deb12-amd64" -> (6, 12)), None if it has none."""
+    m = re.search(r"(\d+)\.(\d+)", kernel or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def variant_for_kernel(kernel: str) -> str:
-    """v6.12 before 6.13, v6.13 for 6.13..6.17, v6.18 from 6.18 on ("" or unparsable: v6.18)."""
+    """v6.12 before 6.13, v6.13 for 6.13..6.17, v6.18 from 6.18 on ("" or unparsable: v6.18;
+    replay() never uses that default: without a version it infers the variant from the trace)."""
     m = re.search(r"(\d+)\.(\d+)", kernel or "")
     if not m:
         return "v6.18"
@@ -66,7 +77,8 @@ def variant_for_kernel(kernel: str) -> str:
 
 
 def variant_for_capture(kernel: str, meta: dict[str, str]) -> tuple[str, str]:
-    """(variant, what decided it): a kscope-built 6.12 with the mm_cid patch (capture-vm
+    """(variant, what decided it: "header", the kernel release the trace names, or the boot
+    parameter below): a kscope-built 6.12 with the mm_cid patch (capture-vm
     writes `# kscope: patches=` and `cmdline=`) runs the 7e019dc design, v6.13 in the model,
     when booted with kscope_mm_cid=recent, and 6.12's allocator otherwise."""
     patched = "mm_cid" in (meta.get("patches") or "").split(",")
@@ -75,7 +87,7 @@ def variant_for_capture(kernel: str, meta: dict[str, str]) -> tuple[str, str]:
         if mode and mode.group(1) == "recent":
             return "v6.13", "kscope_mm_cid=recent"
         return "v6.12", f"kscope_mm_cid={mode.group(1) if mode else 'legacy'}"
-    return variant_for_kernel(kernel), "kernel"
+    return variant_for_kernel(kernel), "header"
 
 
 def _decode(data: Path, source: str) -> tuple[np.ndarray, formats.DecodeReport]:
@@ -116,33 +128,90 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
     return {"file": str(path), "format": report.format, **doc}
 
 
+INFERRED = "inferred from the trace (kernel version unknown)"
+
+
+def _replay_once(items: np.ndarray, variant: str, cpus: int, hz: int, max_listed: int, resync: bool,
+                 scan_at: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    with Conform(variant, cpus, hz, max_listed, resync, scan_at) as conf:
+        conf.feed(items.tobytes())
+        return conf.summary(), conf.disagreements()
+
+
+def _score(s: dict[str, Any]) -> float:
+    return s["agree"] / s["compared"] if s["compared"] else -1.0
+
+
+def _infer(items: np.ndarray, variants: list[str], cpus: int, hz: int, max_listed: int, resync: bool
+           ) -> tuple[list[dict[str, Any]], dict[str, tuple[str, dict[str, Any], list[dict[str, Any]]]]]:
+    """Every variant replayed with the scan at both places (a real kernel runs it on a return to
+    user space, kscope's simulator at its modelled tick; without a kernel release the trace does
+    not say which it is): each variant's best, and the rows the report lists."""
+    best: dict[str, tuple[str, dict[str, Any], list[dict[str, Any]]]] = {}
+    for v in variants:
+        for scan_at in ("tick", "return"):  # a tie keeps the tick (the replay of a trace without a kernel before)
+            s, listed = _replay_once(items, v, cpus, hz, max_listed, resync, scan_at)
+            if v not in best or _score(s) > _score(best[v][1]):
+                best[v] = (scan_at, s, listed)
+    rows = [{"variant": v, "scan_at": sc, "compared": s["compared"], "agree": s["agree"],
+             "agreement": (s["agree"] / s["compared"]) if s["compared"] else None}
+            for v, (sc, s, _) in best.items()]
+    return rows, best
+
+
 def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str = "auto",
            hz: int = DEFAULT_HZ, keep: int = 10, nr_cpus: int = 0, resync: bool = False,
            lost_events: int = 0, source: str = "trace", max_listed: int = MAX_LISTED) -> dict[str, Any]:
     """Replays time-ordered ks_event records (records.RAW) through the mm_cid model.
 
     meta: the capture header (`# kscope:` lines; tasks= names the workload's tid:tgid).
-    NothingToCompare when there is no rseq_update or no scheduling event.
+    The variant: the option's; with "auto", the one of the kernel release the trace names
+    (variant_from "header", or the kscope_mm_cid= boot parameter); without a release, every
+    variant is replayed and the one that agrees best is chosen (variant_from "inferred", each
+    variant's figures in "variants"). Never a silent default.
+    NothingToCompare when there is no rseq_update or no scheduling event, NoCidField when
+    the rseq_updates have no mm_cid (Linux before 6.3).
     """
     if variant != "auto" and variant not in VARIANTS:
         raise InputError(f"unknown variant {variant!r} (auto, {', '.join(VARIANTS)})")
     rec = items.view(records.RECORD)
     if len(rec) == 0:
         raise NothingToCompare(f"{source}: no events found")
-    if not np.any(rec["type"] == records.RSEQ):
+    rseq = rec["type"] == records.RSEQ
+    if not np.any(rseq):
         raise NothingToCompare(f"{source}: no rseq:rseq_update events: nothing to compare the model with "
                                "(capture with --events sched,rseq on Linux >= 6.3)")
     if not np.any(rec["type"] == records.SWITCH):
         raise NothingToCompare(f"{source}: no sched:sched_switch events: the replay needs the context switches")
+    if not np.any(rec["r_mm_cid"][rseq] >= 0):
+        version = kernel_version(kernel)
+        which = f"Linux {kernel}'s" if kernel else "this trace's"
+        before = " (before 6.3)" if version and version < (6, 3) else ""
+        raise NoCidField(f"{source}: {which}{before} rseq:rseq_update events have no mm_cid field "
+                         f"({int(rseq.sum()):,} rseq_updates, none with a cid): the tracepoint records the "
+                         "mm_cid from Linux 6.3 on, so there is nothing to compare the mm_cid model with")
     items, tgid_info = tgids.fill(items, meta)
     rec = items.view(records.RECORD)
-    chosen, decided_by = variant_for_capture(kernel, meta) if variant == "auto" else (variant, "option")
     cpus = max(nr_cpus, int(rec["cpu"].max()) + 1, 1)
-    scan_at = "return" if kernel else "tick"  # a real kernel, or a kscope simulation's export
-    with Conform(chosen, cpus, hz, max_listed, resync, scan_at) as conf:
-        conf.feed(items.tobytes())
-        s = conf.summary()
-        listed = conf.disagreements()
+    known = kernel_version(kernel) is not None
+    candidates: list[dict[str, Any]] | None = None
+    if known:
+        # A real kernel runs the scan as task_work on a return to user space.
+        chosen, decided_by = variant_for_capture(kernel, meta) if variant == "auto" else (variant, "option")
+        scan_at = "return"
+        s, listed = _replay_once(items, chosen, cpus, hz, max_listed, resync, scan_at)
+    else:
+        # No kernel release: neither the variant (unless chosen) nor where the scan runs (a real
+        # kernel's return to user, or a kscope simulation's tick) is known; the best agreement decides.
+        candidates, best = _infer(items, list(VARIANTS) if variant == "auto" else [variant], cpus, hz,
+                                  max_listed, resync)
+        top = max(_score(b[1]) for b in best.values())
+        tied = [v for v, b in best.items() if _score(b[1]) == top]
+        chosen = tied[-1] if variant == "auto" else variant  # a tie: the newest of the tied (said in a note)
+        decided_by = "inferred" if variant == "auto" else "option"
+        for row in candidates:
+            row["best"] = row["variant"] in tied
+        scan_at, s, listed = best[chosen]
     gaps = switch_gaps.switch_gaps(rec)
     dropped = int(meta.get("dropped_events") or 0) if (meta.get("dropped_events") or "").isdigit() else 0
     disagreements = [{"ts": d["ts_ns"], "tid": d["tid"], "tgid": d["tgid"], "cpu": d["cpu"],
@@ -150,14 +219,19 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
                       "why": d["why"]} for d in listed]
     doc = {
         "kernel": kernel or None, "variant": chosen,
-        "variant_from": decided_by, "hz": s["hz"], "nr_cpus": s["nr_cpus"],
+        "variant_from": decided_by,
+        "variant_label": {"inferred": INFERRED, "option": "chosen", "header": "from the trace's kernel release"}
+        .get(decided_by, f"from the boot parameter {decided_by}"),
+        "variants": candidates,
+        "hz": s["hz"], "nr_cpus": s["nr_cpus"],
         "events": s["events"], "rseq_updates": s["rseq_updates"], "compared": s["compared"],
         "agree": s["agree"], "disagree": s["disagree"],
         "agreement": (s["agree"] / s["compared"]) if s["compared"] else None,
         "unknown_mm": s["unknown_mm"], "no_cid": s["no_cid"], "gaps": s["gaps"], "gaps_mm": s["gaps_mm"],
         "switch_gaps": gaps["gaps"], "switches": gaps["switches"], "switch_gaps_by_cpu": gaps["by_cpu"],
         "cold_starts": s["cold_starts"], "missing_migrations": s["missing_migrations"],
-        "ticks": s["ticks"], "scans": s["scans"], "scan_at": scan_at, "unprompted_rseq": s["unprompted"],
+        "ticks": s["ticks"], "scans": s["scans"], "scan_at": scan_at,
+        "scan_at_from": "header" if known else "inferred", "unprompted_rseq": s["unprompted"],
         "tasks": s["nr_tasks"], "mms": s["nr_mms"], "tgid": tgid_info,
         "stopper_migrations": s["stopper_migrations"], "resync": resync, "resyncs": s["resyncs"],
         "lost_events": lost_events, "dropped_events": dropped, "bad_events": s["bad_events"],
@@ -185,9 +259,24 @@ def workload_agreement(rec: np.ndarray, meta: dict[str, str], disagreements: lis
             "exact": not truncated}
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x * 100:.1f}%"
+
+
 def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
     """What this trace cannot show, in plain sentences."""
     out = []
+    if doc["variants"]:
+        figures = ", ".join(f"{r['variant']} {_pct(r['agreement'])}" for r in doc["variants"])
+        tied = [r["variant"] for r in doc["variants"] if r.get("best")]
+        if doc["variant_from"] == "inferred":
+            out.append(f"the trace names no kernel release: every variant was replayed ({figures}) and "
+                       f"{doc['variant']} agrees best" + (f" (tied with {', '.join(t for t in tied if t != doc['variant'])}: "
+                                                         "the trace cannot tell them apart)" if len(tied) > 1 else ""))
+        where = "a return to user space (a real kernel)" if doc["scan_at"] == "return" else \
+            "the modelled tick (a kscope simulation)"
+        out.append(f"the trace names no kernel release, so where the 100 ms scan runs was inferred too: "
+                   f"at {where} agrees best")
     if gaps["gaps"]:
         ex = gaps["examples"][0]
         out.append(f"missing context switches: {gaps['gaps']} switch gaps in {gaps['switches']} switches "
@@ -224,8 +313,9 @@ def render(doc: dict[str, Any]) -> str:
     lines = [
         f"{doc['file']}: kernel {doc['kernel'] or '?'}"
         + (f" with {doc['variant_from']}" if doc["variant_from"].startswith("kscope_mm_cid=") else "")
-        + f" -> mm_cid:{doc['variant']} (HZ {doc['hz']}, "
-        f"{doc['nr_cpus']} CPUs)",
+        + f" -> mm_cid:{doc['variant']}"
+        + (f" ({INFERRED})" if doc["variant_from"] == "inferred" else "")
+        + f" (HZ {doc['hz']}, {doc['nr_cpus']} CPUs)",
         f"  rseq_updates {doc['rseq_updates']}  compared {doc['compared']}  agree {doc['agree']}  "
         f"agreement {agreement}",
         f"  unknown_mm {doc['unknown_mm']}  switch gaps {doc['switch_gaps']} in {doc['switches']} switches  "
@@ -233,6 +323,10 @@ def render(doc: dict[str, Any]) -> str:
         f"scans {doc['scans']}  stopper migrations {doc['stopper_migrations']}"
         + (f"  resyncs {doc['resyncs']}" if doc["resync"] else ""),
     ]
+    if doc["variants"]:
+        lines.append("  variants: " + "  ".join(
+            f"{r['variant']} {r['agree']}/{r['compared']} ({_pct(r['agreement'])}, scan at {r['scan_at']})"
+            + (" *" if r["variant"] == doc["variant"] else "") for r in doc["variants"]))
     if doc["workload"] and doc["workload"]["agreement"] is not None:
         w = doc["workload"]
         lines.append(f"  workload (tgid {', '.join(map(str, w['tgids']))}): compared {w['compared']}  "

@@ -67,7 +67,7 @@ def test_a_simulated_run_replays_at_full_agreement(tmp_path: Path, capsys: pytes
 def test_real_traces_replay(capsys: pytest.CaptureFixture[str], name: str, variant: str) -> None:
     doc = conform_json(capsys, str(TRACES / name))
     consistent(doc)
-    assert doc["variant"] == variant and doc["variant_from"] == "kernel"
+    assert doc["variant"] == variant and doc["variant_from"] == "header"
     assert doc["rseq_updates"] > 0 and doc["compared"] > 0
     assert doc["kernel"].startswith(variant[1:])
 
@@ -140,8 +140,8 @@ def test_variant_for_a_kscope_built_612_follows_its_boot_parameter() -> None:
         ("v6.12", "kscope_mm_cid=legacy")
     assert variant_for_capture("6.12.117", {**meta, "cmdline": "console=ttyS0"}) == ("v6.12", "kscope_mm_cid=legacy")
     # Without the patch the parameter means nothing; later kernels go by version.
-    assert variant_for_capture("6.12.117", {"cmdline": "kscope_mm_cid=recent"}) == ("v6.12", "kernel")
-    assert variant_for_capture("6.18.2", meta) == ("v6.18", "kernel")
+    assert variant_for_capture("6.12.117", {"cmdline": "kscope_mm_cid=recent"}) == ("v6.12", "header")
+    assert variant_for_capture("6.18.2", meta) == ("v6.18", "header")
 
 
 def test_the_shipped_kscope_612_traces_pick_their_variant_from_the_boot_parameter(

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kscope.ingest.pipeline import Ingested, ingest
+from kscope.ingest.pipeline import AttachedTopology, Ingested, ingest
 from kscope.ingest.sources import InputError
 from kscope.store.store import TraceStore
 
@@ -77,10 +77,12 @@ class Jobs:
             if job is not None:
                 job.phase, job.error, job.status, job.updated = "error", message, status, time.monotonic()
 
-    def run(self, store: TraceStore, path: Path, name: str, token: str, trace_id: str) -> Ingested:
-        """Ingests path under trace_id, reporting progress; removes path afterwards."""
+    def run(self, store: TraceStore, path: Path, name: str, token: str, trace_id: str,
+            topology: AttachedTopology | None = None) -> Ingested:
+        """Ingests path under trace_id (with a topology file given beside it), reporting progress;
+        removes path afterwards."""
         try:
-            return ingest(store, path, name=name, token=token, trace_id=trace_id,
+            return ingest(store, path, name=name, token=token, trace_id=trace_id, topology=topology,
                           progress=lambda phase, done, total, events:
                           self.update(trace_id, phase, done, total, events))
         except InputError as err:

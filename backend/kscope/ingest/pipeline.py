@@ -64,9 +64,21 @@ class Ingested:
     token: str
 
 
+@dataclass
+class AttachedTopology:
+    """A topology file given with the trace (trace_topology.read_topology_bytes's result)."""
+
+    dump: bytes
+    described: dict[str, Any]
+    source: str
+
+
 def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | None = None,
-           progress: ProgressFn | None = None, trace_id: str | None = None) -> Ingested:
-    """Ingests one file into the store; InputError (naming file and place) for bad input."""
+           progress: ProgressFn | None = None, trace_id: str | None = None,
+           topology: AttachedTopology | None = None) -> Ingested:
+    """Ingests one file into the store; InputError (naming file and place) for bad input.
+    topology: the machine's topology for a trace without kscope's sysfs header (it wins over
+    one in the header), refused unless it matches the trace's CPUs."""
     source = name or path.name
     trace_id = trace_id or new_trace_id()
     token = token or new_token()
@@ -108,6 +120,12 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
                              f"not a {fmt.name} trace? first problem at {_where(report.first_error)}")
         cpus = out["cpus"]
         t_first, t_last = (out["t_first_ns"], out["t_last_ns"])
+        topology_from = "capture header" if sysfs else None
+        if topology is not None:
+            from kscope import trace_topology
+
+            trace_topology.check_matches_trace(topology.described, topology.source, source, cpus, report.nr_cpus)
+            sysfs, topology_from = topology.dump, f"attached: {topology.source}"
         if sysfs:
             (work / TOPOLOGY_FILE).write_bytes(sysfs)
         stored = sum(p.stat().st_size for p in work.iterdir() if p.is_file())
@@ -122,6 +140,7 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
             "compression": kind, "bytes_in": bytes_in, "bytes_decoded": total, "bytes_stored": stored,
             "bytes_per_event": round(stored / events, 2),
             "event_bytes_per_event": round(events_bytes / events, 2), "topology": bool(sysfs),
+            "topology_from": topology_from,
             "capture": header or None, **{k: v for k, v in report.extra.items() if k != "uname"},
         }
         record = TraceRecord(

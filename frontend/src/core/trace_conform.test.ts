@@ -3,8 +3,9 @@
 // on traces/intermittent8-linux6.12-vm16.txt (ts converted to ns as the route gives).
 import { describe, expect, it } from 'vitest'
 import fixture from './conform_fixture.json'
+import { wantsExactEvents } from './trace_window'
 import {
-  ConformShapeError, agreementText, conformMarks, narrateDisagreement, parseConformResult, stepMark,
+  ConformShapeError, agreementText, conformMarks, narrateDisagreement, parseConformResult, stepMark, variantSource, windowForMark,
 } from './trace_conform'
 
 const T0 = 7_000_000_000
@@ -17,7 +18,7 @@ describe('conformance answer', () => {
     expect(r.variant).toBe('v6.12')
     expect(r.disagreements).toHaveLength(fixture.disagreements.length)
     expect([...r.disagreements.map((d) => d.ts)]).toEqual([...fixture.disagreements.map((d) => d.ts)].sort((a, b) => a - b))
-    expect(agreementText(r)).toBe('48.5 % (165 of 340 rseq updates)')
+    expect(agreementText(r)).toBe('48.5 % (165 of 340 rseq updates compared)')
   })
 
   it('names the field when the answer is not the contract', () => {
@@ -57,5 +58,52 @@ describe('conformance answer', () => {
     expect(text).toContain('v6.12 model')
     expect(text).toContain('cid 7 (MODELLED)')
     expect(text).toContain('Why: model FIRST_FREE cid 7')
+  })
+
+  // Issue 13 item 7: a trace whose header names no kernel made the page hang on "Checking…"
+  // (ConformShapeError: kernel: expected a string, got null, thrown inside the fetch's then).
+  it('reads an answer for a trace without a kernel release: inferred variant, every variant\'s figures', () => {
+    const inferred = parseConformResult({
+      ...fixture, kernel: null, variant: 'v6.12', variant_from: 'inferred', compared: 340,
+      variant_label: 'inferred from the trace (kernel version unknown)',
+      variants: [
+        { variant: 'v6.12', scan_at: 'return', compared: 340, agree: 340, agreement: 1, best: true },
+        { variant: 'v6.13', scan_at: 'return', compared: 340, agree: 190, agreement: 190 / 340, best: false },
+        { variant: 'v6.18', scan_at: 'tick', compared: 0, agree: 0, agreement: null, best: false },
+      ],
+    })
+    expect(inferred.kernel).toBe('')
+    expect(inferred.variant_from).toBe('inferred')
+    expect(variantSource(inferred)).toBe('inferred from the trace (kernel version unknown)')
+    expect(inferred.variants?.map((v) => [v.variant, v.agreement, v.best])).toEqual([
+      ['v6.12', 1, true], ['v6.13', 190 / 340, false], ['v6.18', null, false]])
+    expect(agreementText(inferred.variants![2])).toBe('n/a (no rseq update could be compared)')
+    expect(agreementText({ agreement: null, agree: 0, compared: 0 })).toMatch(/^n\/a/)
+  })
+
+  it('names the field of a bad variants list', () => {
+    expect(() => parseConformResult({ ...fixture, variants: {} })).toThrow(/variants: expected a list or null/)
+    expect(() => parseConformResult({ ...fixture, variants: [{ variant: 'v6.12', scan_at: 'return', compared: 1, agree: 1, agreement: 2 }] }))
+      .toThrow(/variants\[0\]\.agreement: expected 0\.\.1/)
+    expect(() => parseConformResult({ ...fixture, kernel: 7 })).toThrow(/kernel: expected a string, got 7/)
+    expect(() => parseConformResult({ ...fixture, agreement: null })).not.toThrow()
+  })
+
+  // Issue 13 item 9: ] / [ moved the cursor but kept a zoomed-out view, so no exact events loaded there.
+  it('zooms to a disagreement far enough that the timeline loads its exact events', () => {
+    const trace = { t0: T0, t1: T1, totalEvents: 1713 }
+    const ts = 8_000_000_000
+    const w = windowForMark(ts, { start: T0, end: T1 }, 1000, trace)
+    expect(w.start).toBeLessThan(ts)
+    expect(w.end).toBeGreaterThan(ts)
+    expect((w.start + w.end) / 2).toBeCloseTo(ts, 0)
+    expect(wantsExactEvents(w.start, w.end, 1000 - 200, trace)).toBe(true)
+    // Already zoomed in further: that span is kept, centred on the mark.
+    const near = windowForMark(ts, { start: T0, end: T0 + 2_000_000 }, 1000, trace)
+    expect(near.end - near.start).toBe(2_000_000)
+    // A dense trace: the event rate bounds the span too.
+    const dense = { t0: T0, t1: T1, totalEvents: 50_000_000 }
+    const d = windowForMark(ts, null, 1000, dense)
+    expect(wantsExactEvents(d.start, d.end, 800, dense)).toBe(true)
   })
 })

@@ -17,6 +17,7 @@
  * is MEASURED (the trace), the model's is MODELLED.
  */
 import type { TraceStore } from './trace_store'
+import { SLICE_NS_PER_PX, WINDOW_EVENT_LIMIT, wantsExactEvents } from './trace_window'
 
 export interface Disagreement {
   /** Trace clock, ns (the events' ts_ns). */
@@ -29,12 +30,34 @@ export interface Disagreement {
   why: string
 }
 
+/** One variant's figures when the variant was inferred (the trace names no kernel release). */
+export interface VariantFigures {
+  variant: string
+  compared: number
+  agree: number
+  /** null when nothing could be compared. */
+  agreement: number | null
+  /** Where the replay ran the 100 ms scan for its best figure: 'return' (a real kernel) or 'tick' (a simulation). */
+  scan_at: string
+  /** Among the best (ties are possible: few CPUs cannot tell the variants apart). */
+  best: boolean
+}
+
 export interface ConformResult {
+  /** The kernel release the trace names; '' when it names none. */
   kernel: string
   variant: string
+  /** What chose the variant: 'header' (the kernel release), 'inferred' (best agreement), 'option', or a boot parameter. */
+  variant_from: string
+  /** The same in words, e.g. "inferred from the trace (kernel version unknown)". */
+  variant_label: string
+  /** Every variant's figures when the kernel release is unknown; null when the release decided. */
+  variants: VariantFigures[] | null
   rseq_updates: number
+  compared: number
   agree: number
-  agreement: number
+  /** null when no rseq_update could be compared. */
+  agreement: number | null
   first_disagreements: Disagreement[]
   disagreements: Disagreement[]
   disagreements_truncated: boolean
@@ -67,6 +90,29 @@ function disagreement(v: unknown, where: string): Disagreement {
   }
 }
 
+/** A number in 0..1, or null (nothing compared). */
+function fraction(o: Record<string, unknown>, key: string, where: string): number | null {
+  if (o[key] === null) return null
+  const v = field<number>(o, key, 'number', where)
+  if (v < 0 || v > 1) throw new ConformShapeError(`${where}${key}: expected 0..1, got ${v}`)
+  return v
+}
+
+function variantList(v: unknown): VariantFigures[] | null {
+  if (v === undefined || v === null) return null
+  if (!Array.isArray(v)) throw new ConformShapeError('variants: expected a list or null')
+  return v.map((x, i) => {
+    const where = `variants[${i}].`
+    if (!x || typeof x !== 'object') throw new ConformShapeError(`variants[${i}]: expected an object`)
+    const r = x as Record<string, unknown>
+    return {
+      variant: field(r, 'variant', 'string', where), compared: field(r, 'compared', 'number', where),
+      agree: field(r, 'agree', 'number', where), agreement: fraction(r, 'agreement', where),
+      scan_at: field(r, 'scan_at', 'string', where), best: r.best === undefined ? false : field(r, 'best', 'boolean', where),
+    }
+  })
+}
+
 /** The route's JSON as a ConformResult, or a ConformShapeError naming the first field that is off. */
 export function parseConformResult(json: unknown): ConformResult {
   if (!json || typeof json !== 'object') throw new ConformShapeError('expected a JSON object')
@@ -82,12 +128,18 @@ export function parseConformResult(json: unknown): ConformResult {
   }
   const notes = o.notes ?? []
   if (!Array.isArray(notes) || notes.some((n) => typeof n !== 'string')) throw new ConformShapeError('notes: expected a list of strings')
-  const agreement = field<number>(o, 'agreement', 'number', '')
-  if (agreement < 0 || agreement > 1) throw new ConformShapeError(`agreement: expected 0..1, got ${agreement}`)
+  const agreement = fraction(o, 'agreement', '')
   const disagreements = list('disagreements').sort((a, b) => a.ts - b.ts)
+  const agree = field<number>(o, 'agree', 'number', '')
+  const variantFrom = o.variant_from === undefined ? 'header' : field<string>(o, 'variant_from', 'string', '')
   return {
-    kernel: field(o, 'kernel', 'string', ''), variant: field(o, 'variant', 'string', ''),
-    rseq_updates: field(o, 'rseq_updates', 'number', ''), agree: field(o, 'agree', 'number', ''), agreement,
+    kernel: o.kernel === null ? '' : field(o, 'kernel', 'string', ''), variant: field(o, 'variant', 'string', ''),
+    variant_from: variantFrom,
+    variant_label: o.variant_label === undefined ? '' : field(o, 'variant_label', 'string', ''),
+    variants: variantList(o.variants),
+    rseq_updates: field(o, 'rseq_updates', 'number', ''), agree,
+    compared: o.compared === undefined ? field(o, 'rseq_updates', 'number', '') : field(o, 'compared', 'number', ''),
+    agreement,
     first_disagreements: list('first_disagreements'), disagreements,
     disagreements_truncated: o.disagreements_truncated === undefined ? false : field(o, 'disagreements_truncated', 'boolean', ''),
     causes: causes as Record<string, number>, notes: notes as string[],
@@ -138,6 +190,32 @@ export function narrateDisagreement(d: Disagreement, r: ConformResult, t0: numbe
 }
 
 /** "97.3 %" with the counts, for the result line. */
-export function agreementText(r: ConformResult): string {
-  return `${(r.agreement * 100).toFixed(1)} % (${r.agree.toLocaleString('en')} of ${r.rseq_updates.toLocaleString('en')} rseq updates)`
+export function agreementText(r: Pick<ConformResult, 'agreement' | 'agree' | 'compared'>): string {
+  if (r.agreement === null) return 'n/a (no rseq update could be compared)'
+  return `${(r.agreement * 100).toFixed(1)} % (${r.agree.toLocaleString('en')} of ${r.compared.toLocaleString('en')} rseq updates compared)`
+}
+
+/** Where the model's variant came from, in words for the result line. */
+export function variantSource(r: ConformResult): string {
+  if (r.variant_label) return r.variant_label
+  return r.variant_from === 'inferred' ? 'inferred from the trace (kernel version unknown)' : `from ${r.variant_from}`
+}
+
+/**
+ * The window to show a disagreement in: centred on it, zoomed in far enough that the timeline
+ * loads the exact events there (trace_window.ts's wantsExactEvents), so its rseq_update can be
+ * selected and "At the cursor" shows who ran. The current span is kept when it already is.
+ * widthPx: the timeline's width (a little more than the plot's: the margin keeps it safely in).
+ */
+export function windowForMark(ts: number, current: { start: number; end: number } | null, widthPx: number,
+  trace: { t0: number; t1: number; totalEvents: number }): { start: number; end: number } {
+  const width = Math.max(1, widthPx)
+  const currentSpan = current ? current.end - current.start : trace.t1 - trace.t0
+  // Half the largest span that still draws exact events at this width and the trace's event rate.
+  const rate = trace.totalEvents / Math.max(1, trace.t1 - trace.t0)
+  const bySlices = SLICE_NS_PER_PX * width * 0.5
+  const byRate = rate > 0 ? WINDOW_EVENT_LIMIT / (2 * rate) * 0.5 : bySlices
+  let span = Math.max(1_000, Math.min(currentSpan, bySlices, byRate))
+  if (!wantsExactEvents(ts - span / 2, ts + span / 2, width, trace)) span = Math.max(1_000, span / 4)
+  return { start: ts - span / 2, end: ts + span / 2 }
 }

@@ -107,12 +107,22 @@ export interface UploadProgress {
  * Uploads a file (streamed body, background ingest) and follows the ingest's
  * progress events until it is stored; resolves with the stored trace.
  */
-export function uploadTrace(file: File, onProgress: (p: UploadProgress) => void): Promise<TracePublic> {
+/**
+ * Uploads a trace; with `topology` (an lscpu -p file or a sysfs tarball, for a trace without
+ * kscope's sysfs header) both go in one multipart form, and a bad topology stores nothing.
+ */
+export function uploadTrace(file: File, onProgress: (p: UploadProgress) => void, topology?: File | null): Promise<TracePublic> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open('POST', `${BASE}?background=true&name=${encodeURIComponent(file.name)}`)
     for (const [k, v] of Object.entries(headers())) xhr.setRequestHeader(k, v)
-    xhr.setRequestHeader('Content-Type', 'application/octet-stream')
+    let body: Blob | FormData = file
+    if (topology) {
+      const form = new FormData()
+      form.append('trace', file, file.name)
+      form.append('topology', topology, topology.name)
+      body = form // the browser sets the multipart Content-Type with its boundary
+    } else xhr.setRequestHeader('Content-Type', 'application/octet-stream')
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress({ phase: 'upload', fraction: e.loaded / e.total, events: 0 })
     }
@@ -136,7 +146,7 @@ export function uploadTrace(file: File, onProgress: (p: UploadProgress) => void)
       }
       followIngest(body.id, body.token, onProgress).then(() => getTrace(body.id!)).then(resolve, reject)
     }
-    xhr.send(file)
+    xhr.send(body)
   })
 }
 
@@ -211,6 +221,15 @@ export async function fetchTopology(id: string): Promise<string> {
   if (res.status === 204) return ''
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.text()
+}
+
+/** PUT /{id}/topology: attaches an lscpu -p file or sysfs tarball to a stored trace (the server checks it). */
+export async function attachTopology(id: string, file: File): Promise<unknown> {
+  const res = await fetch(`${route('/api/traces/{trace_id}/topology', { trace_id: id })}?name=${encodeURIComponent(file.name)}`, {
+    method: 'PUT', headers: { ...headers(), 'Content-Type': 'application/octet-stream' }, body: file,
+  })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
 }
 
 /** POST /{id}/sql: one read-only SELECT over the trace's `events` view. */

@@ -16,9 +16,10 @@ import { formatDuration } from '../core/units'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
 import { ConformPanel, type ConformState } from '../views/timeline/Conform'
 import { CompareView } from '../views/timeline/Compare'
-import { conformMarks, parseConformResult, stepMark } from '../core/trace_conform'
+import { conformMarks, narrateDisagreement, parseConformResult, stepMark, windowForMark } from '../core/trace_conform'
 import { fetchConform } from '../core/traces_api'
 import { Timeline } from '../views/timeline'
+import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAttach'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
@@ -130,6 +131,7 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
   const [listError, setListError] = useState('')
   const [upload, setUpload] = useState<{ name: string; p: UploadProgress } | null>(null)
   const [uploadError, setUploadError] = useState('')
+  const [uploadTopology, setUploadTopology] = useState<File | null>(null)
 
   const refresh = useCallback(() => {
     listTraces().then((t) => { setTraces(t); setListError('') }, (e) => setListError(describeTraceError(e)))
@@ -142,8 +144,8 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
     if (!file) return
     setUploadError('')
     setUpload({ name: file.name, p: { phase: 'upload', fraction: 0, events: 0 } })
-    uploadTrace(file, (p) => setUpload({ name: file.name, p })).then(
-      () => { setUpload(null); refresh() },
+    uploadTrace(file, (p) => setUpload({ name: file.name, p }), uploadTopology).then(
+      () => { setUpload(null); setUploadTopology(null); refresh() },
       (err) => { setUpload(null); setUploadError(`${file.name}: ${describeTraceError(err)}`) },
     )
   }
@@ -181,6 +183,7 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
           </label>
           <span className="hint">stored with your browser’s owner token; only you see it</span>
         </div>
+        <UploadTopologyPick file={uploadTopology} onPick={setUploadTopology} />
         {upload && (
           <div className="open-progress" role="status" data-testid="upload-progress">
             <span>{upload.name}: {upload.p.phase}</span>
@@ -330,7 +333,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
       actions.restore({ cursor: r.ts, filter: view.filter, expanded: view.expanded, want: { start: r.ts - half, end: r.ts + half } })
     }, (err) => setStepNote(describeTraceError(err))).finally(() => { stepping.current = false })
   }, [store, filter, view.cursor, view.filter, view.expanded, actions])
-  useEffect(() => {
+  // Selects the pending event once the loaded window holds it (now, or when its events arrive).
+  const resolvePending = useCallback(() => {
     const p = pendingStep.current
     if (!p || !store.loaded || p.ts < store.loaded.t0 || p.ts >= store.loaded.t1) return
     pendingStep.current = null
@@ -343,6 +347,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
       }
     }
   }, [store, actions])
+  useEffect(resolvePending, [resolvePending])
   const [conform, setConform] = useState<ConformState>({ status: 'idle' })
   const [selectedMark, setSelectedMark] = useState(-1)
   const traceId = store.origin.kind === 'server' ? store.origin.id : null
@@ -350,23 +355,40 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const unavailable = !traceId
     ? 'The check runs on the server: upload this trace to check it against the model.'
     : !rseq ? 'This trace has no rseq_update events (record rseq:rseq_update with the scheduler events to check it).' : ''
-  const runConform = useCallback(() => {
+  // Every failure lands on the page: the request's, and a bad answer's (ConformShapeError), never a silent hang.
+  const runConform = useCallback((variant: string) => {
     if (!traceId) return
-    setConform({ status: 'running' })
-    fetchConform(traceId).then((json) => {
-      const result = parseConformResult(json)
-      setConform({ status: 'done', result, marks: conformMarks(result, store) })
-      setSelectedMark(-1)
-    }, (err) => setConform({ status: 'error', message: describeTraceError(err) }))
+    const before = conform
+    setConform({ status: 'running', variant })
+    fetchConform(traceId, variant)
+      .then((json) => {
+        const result = parseConformResult(json)
+        const figures = result.variant_from === 'inferred' ? result.variants
+          : before.status === 'done' ? before.figures : null
+        setConform({ status: 'done', result, marks: conformMarks(result, store), figures })
+        setSelectedMark(-1)
+      })
+      .catch((err) => setConform({ status: 'error', message: describeTraceError(err), variant }))
     // The trace (not its loaded window) decides the answer.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [traceId])
+  }, [traceId, conform])
   const marks = conform.status === 'done' ? conform.marks : null
+  // A disagreement ([ ], the buttons, a click on its diamond): zoom to it, where the exact events load,
+  // and select its rseq_update, so Details explains it and "At the cursor" shows who ran.
   const selectMark = useCallback((k: number) => {
     if (!marks || k < 0) return
     setSelectedMark(k)
-    actions.cursor(marks.ts[k])
-  }, [marks, actions])
+    const ts = marks.ts[k]
+    const want = windowForMark(ts, lastWindow.current, size?.width ?? 1000,
+      { t0: store.t0, t1: store.t1, totalEvents: store.totalEvents })
+    pendingStep.current = { ts, cpu: marks.cpu[k], type: (EVENT_TYPES as readonly string[]).indexOf('rseq_update') }
+    actions.restore({ cursor: ts, filter: view.filter, expanded: view.expanded, want })
+    resolvePending()
+  }, [marks, actions, store, size, view.filter, view.expanded, resolvePending])
+  const markNote = conform.status === 'done' && selectedMark >= 0 && view.selection?.kind === 'event'
+    && store.columns.ts[view.selection.row] === marks?.ts[selectedMark]
+    && store.columns.cpu[view.selection.row] === marks?.cpu[selectedMark]
+    ? conform.result.disagreements[marks.index[selectedMark]] : null
   const stepConform = useCallback((dir: 1 | -1) => {
     if (!marks) return
     selectMark(stepMark(marks, selectedMark, view.cursor ?? store.t0 - 1, dir))
@@ -404,6 +426,10 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           {store.switchGaps ? `; ${store.switchGaps} switches missing from the trace, their slices inferred (dashed)` : ''})
         </span>
       </p>
+      {store.origin.kind === 'server' && (
+        <TopologyAttach traceId={store.origin.id} hasTopology={store.meta.topology !== null}
+          onAttached={() => { void actions.openServer((store.origin as { id: string }).id) }} />
+      )}
       <FilterBar view={view} onFilter={actions.filter} />
       <div className="step-bar" role="group" aria-label="Step through events">
         <button type="button" className="button" onClick={() => onStepEvent(-1)} data-testid="step-back" aria-keyshortcuts="Shift+ArrowLeft">◀ previous event</button>
@@ -430,7 +456,14 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
         </div>
         <aside className="side trace-side">
           {!unavailable && conformPanel}
-          <SelectionPanel store={store} selection={view.selection} />
+          <SelectionPanel store={store} selection={view.selection}>
+            {markNote && conform.status === 'done' && (
+              <div className="narration conform-narration" data-testid="details-disagreement">
+                <h3>Model disagreement here</h3>
+                {narrateDisagreement(markNote, conform.result, store.t0).map((line) => <p key={line}>{line}</p>)}
+              </div>
+            )}
+          </SelectionPanel>
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
           <TraceLegend />

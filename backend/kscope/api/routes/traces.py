@@ -16,11 +16,13 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, R
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from kscope import trace_topology
 from kscope.api import uploads
 from kscope.api.deps import get_jobs, get_store
 from kscope.api.schemas import (IngestAccepted, IngestProgress, OccupancySummary, SqlRequest, SqlResult,
                                 TraceCreated, TracePublic)
 from kscope.ingest.jobs import Jobs
+from kscope.ingest.pipeline import AttachedTopology
 from kscope.ingest.sources import InputError
 from kscope.store.meta import TraceRecord
 from kscope.store.store import (SqlRefused, SqlTimeout, TraceNotFound, TraceStore, hash_token, new_token,
@@ -63,6 +65,11 @@ async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Tok
                        background: bool = False) -> Any:
     """Streams the body (a trace file, maybe gzip/xz/zstd/zip) to disk and ingests it.
 
+    Or a multipart/form-data body (with Content-Length): the trace in the part `trace`, and the
+    machine's topology in an optional part `topology` (`lscpu -p` output, a flattened sysfs dump
+    or a tarball of /sys/devices/system) for a trace without kscope's sysfs header; a bad
+    topology, or one of another CPU count, refuses the upload (422) and stores nothing.
+
     Synchronous by default (201 with the trace, or 4xx naming the file, place and
     problem); with `background=true`, 202 once the body is in, and the ingest goes
     on (GET /{id}/progress). The owner token is the X-Kscope-Token sent, or a new one.
@@ -74,26 +81,34 @@ async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Tok
     size = int(declared) if declared.isdigit() else 0
     jobs.start(trace_id, hash_token(token), name, size)
     dest = store.root / "tmp" / f"upload-{trace_id}"
+    topology: AttachedTopology | None = None
     try:
-        await uploads.receive(request, dest, name, settings.max_upload_bytes,
-                              lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
+        if uploads.is_form(request):
+            # A form: the trace in the part `trace` (its file name names it), an optional `topology` part.
+            name, topology = await uploads.receive_form(request, dest, name, settings.max_upload_bytes,
+                                                        trace_topology.MAX_TOPOLOGY_BYTES)
+        else:
+            await uploads.receive(request, dest, name, settings.max_upload_bytes,
+                                  lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
     except InputError as err:
         jobs.fail(trace_id, str(err), err.status)
         raise _bad_input(err) from err
     if background:
-        asyncio.get_running_loop().run_in_executor(None, _run_quietly, jobs, store, dest, name, token, trace_id)
+        asyncio.get_running_loop().run_in_executor(None, _run_quietly, jobs, store, dest, name, token, trace_id,
+                                                   topology)
         return JSONResponse(status_code=202, content=IngestAccepted(
             id=trace_id, token=token, progress_url=f"/api/traces/{trace_id}/progress").model_dump())
     try:
-        done = await run_in_threadpool(jobs.run, store, dest, name, token, trace_id)
+        done = await run_in_threadpool(jobs.run, store, dest, name, token, trace_id, topology)
     except InputError as err:
         raise _bad_input(err) from err
     return {**_public(done.record), "token": done.token}
 
 
-def _run_quietly(jobs: Jobs, store: TraceStore, dest: Any, name: str, token: str, trace_id: str) -> None:
+def _run_quietly(jobs: Jobs, store: TraceStore, dest: Any, name: str, token: str, trace_id: str,
+                 topology: AttachedTopology | None) -> None:
     try:
-        jobs.run(store, dest, name, token, trace_id)
+        jobs.run(store, dest, name, token, trace_id, topology)
     except Exception:  # recorded in the job; nobody waits on this thread
         pass
 
@@ -208,3 +223,35 @@ def read_topology(trace_id: str, store: Store, token: Token = None) -> Response:
     if not path.is_file():
         return Response(status_code=204)
     return Response(path.read_bytes(), media_type="text/plain; charset=utf-8")
+
+
+MAX_TOPOLOGY_BODY = trace_topology.MAX_TOPOLOGY_BYTES
+
+
+@router.put("/{trace_id}/topology",
+            responses={413: {"description": "over the topology size limit"},
+                       422: {"description": "not a topology kscope reads, or not this trace's CPUs"},
+                       **NOT_FOUND})
+async def attach_topology(trace_id: str, request: Request, store: Store, token: Token = None,
+                          name: Annotated[str, Query(max_length=255)] = "topology") -> dict[str, Any]:
+    """Attaches the machine's topology to a stored trace (replacing the one it had): the body is
+    `lscpu -p` output, a flattened sysfs dump or a tarball of /sys/devices/system (maybe
+    compressed). 422 naming the file and line when the importer refuses it, or when its CPU count
+    is not the trace's. The timeline then groups the CPU lanes by NUMA node and LLC."""
+    rec = _owned(store, trace_id, token)
+    dest = store.root / "tmp" / f"topology-{trace_id}-{new_token()[:8]}"
+    try:
+        await uploads.receive(request, dest, name, MAX_TOPOLOGY_BODY)
+        data = dest.read_bytes()
+    except InputError as err:
+        raise _bad_input(err) from err
+    finally:
+        dest.unlink(missing_ok=True)
+    try:
+        dump, described = await run_in_threadpool(trace_topology.read_topology_bytes, data, name)
+        trace_topology.check_matches_trace(described, name, rec.name, rec.summary.get("cpu_ids") or [],
+                                           int(rec.summary.get("nr_cpus_header") or 0))
+    except InputError as err:
+        raise _bad_input(err) from err
+    trace_topology.attach(store.trace_dir(trace_id), dump)
+    return trace_topology.public(described, name)

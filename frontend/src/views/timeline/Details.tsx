@@ -3,7 +3,7 @@
  * machine at the cursor (who runs on each CPU, who waits). Every value from
  * the trace is rendered as React text (escaped), never as HTML.
  */
-import { useMemo } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import type { Selection } from '../../core/trace_session'
 import {
   EVENT_TYPES, isRunnableState, runnableAt, runningAt, sliceAt, type TraceStore,
@@ -48,7 +48,8 @@ export function eventFields(s: TraceStore, row: number): [string, string][] {
   }
 }
 
-export function SelectionPanel({ store, selection }: { store: TraceStore; selection: Selection }) {
+/** children: more about the selection from elsewhere (e.g. the model's disagreement at this rseq_update). */
+export function SelectionPanel({ store, selection, children }: { store: TraceStore; selection: Selection; children?: ReactNode }) {
   if (!selection) {
     return (
       <section className="panel" data-testid="details">
@@ -95,6 +96,7 @@ export function SelectionPanel({ store, selection }: { store: TraceStore; select
           <FieldRow key={k} name={k} value={v} />
         ))}
       </dl>
+      {children}
     </section>
   )
 }

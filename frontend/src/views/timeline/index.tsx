@@ -184,17 +184,7 @@ export function Timeline(props: TimelineProps) {
     if (view.want) onZoomRef.current(transformFor(store.t0, store.t1, plotW, view.want.start, view.want.end))
   }, [view.want, store.t0, store.t1, plotW])
 
-  // A newly selected disagreement comes into view (same zoom, centred) when it is off screen.
-  const markTs = props.marks && (props.selectedMark ?? -1) >= 0 ? props.marks.ts[props.selectedMark!] : null
-  useEffect(() => {
-    if (markTs === null) return
-    const now = visibleWindow(store.t0, store.t1, plotW, view.zoom)
-    if (markTs >= now.start && markTs <= now.end) return
-    const half = (now.end - now.start) / 2
-    onZoomRef.current(transformFor(store.t0, store.t1, plotW, markTs - half, markTs + half))
-    // Only when the selected mark changes.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [markTs])
+  // A selected disagreement: the page zooms to it (TracesPage's selectMark, trace_conform.ts windowForMark).
 
   const hitTest = (px: number, py: number) => {
     const t = xToTime(px, win, plotW)
