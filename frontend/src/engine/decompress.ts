@@ -56,6 +56,9 @@ export const TRACE_FILE_ACCEPT = [
   'application/zstd', 'application/zip',
 ].join(',')
 
+/** Compressed bytes given to a push decoder at a time (at most ~16 MiB out of deflate's worst ratio). */
+const PUSH_BYTES = 16 << 10
+
 /** Bytes kept in JS before they are folded into the Blob. */
 const FOLD_BYTES = 8 << 20
 
@@ -67,9 +70,12 @@ export async function decompressToBlob(file: Blob, name: string, kind: Compressi
   onProgress: (compressedRead: number, bytesOut: number) => void = () => {},
   limits: DecompressLimits = DECOMPRESS_LIMITS): Promise<Blob> {
   let read = 0
+  /** Compressed bytes handed to a push decoder so far (-1: a stream decoder, `read` counts). */
+  let fed = -1
+  const inputAt = () => (fed >= 0 ? fed : read)
   let source = name
   const fail = (problem: string): never => {
-    throw new TraceOpenError(KsStatus.RANGE, 'over a limit', source, problem, { offset: read })
+    throw new TraceOpenError(KsStatus.RANGE, 'over a limit', source, problem, { offset: inputAt() })
   }
   const counted = file.stream().pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, ctl) {
@@ -86,7 +92,7 @@ export async function decompressToBlob(file: Blob, name: string, kind: Compressi
     if (!piece.length) return
     total += piece.length
     if (total > limits.maxBytes) fail(`${kind} data decompresses to more than the ${limits.maxBytes} byte limit`)
-    if (total > limits.ratioAfter && total > limits.maxRatio * Math.max(read, 1)) {
+    if (total > limits.ratioAfter && total > limits.maxRatio * Math.max(inputAt(), 1)) {
       fail(`${kind} data expands more than ${limits.maxRatio}x (a decompression bomb?)`)
     }
     pending.push(piece)
@@ -102,7 +108,7 @@ export async function decompressToBlob(file: Blob, name: string, kind: Compressi
   const corrupt = (err: unknown): never => {
     if (err instanceof TraceOpenError) throw err
     throw new TraceOpenError(KsStatus.PARSE, 'parse error', source, `corrupt or truncated ${kind} data (${describe(err)})`,
-      { offset: read })
+      { offset: inputAt() })
   }
 
   try {
@@ -126,6 +132,7 @@ export async function decompressToBlob(file: Blob, name: string, kind: Compressi
       // fzstd and fflate are push decoders: feed them the file's pieces.
       let members = 0
       let memberDone = false
+      fed = 0
       const push = kind === 'zstd'
         ? (() => {
           const z = new ZstdDecompress((piece) => take(piece))
@@ -153,9 +160,18 @@ export async function decompressToBlob(file: Blob, name: string, kind: Compressi
       try {
         for (;;) {
           const { done, value } = await reader.read()
-          push(done ? new Uint8Array(0) : value, done)
+          if (done) {
+            push(new Uint8Array(0), true)
+            break
+          }
+          // Small pushes: a push decoder inflates all it is given before we can look (deflate
+          // reaches ~1000x), so the limits are checked every PUSH_BYTES of input.
+          for (let at = 0; at < value.length; at += PUSH_BYTES) {
+            const piece = value.subarray(at, at + PUSH_BYTES)
+            fed += piece.length
+            push(piece, false)
+          }
           onProgress(read, total)
-          if (done) break
         }
       } catch (err) {
         await reader.cancel().catch(() => {})
