@@ -223,7 +223,7 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
             </colgroup>
             <thead>
               <tr>
-                <th scope="col">name · uploaded · size</th><th scope="col">format</th><th scope="col">kernel</th>
+                <th scope="col">name · uploaded · size · id</th><th scope="col">format</th><th scope="col">kernel</th>
                 <th scope="col" className="num">CPUs</th><th scope="col" className="num">duration</th>
                 <th scope="col" className="num">events</th><th scope="col" className="num" title="malformed lines">bad lines</th>
                 <th scope="col">compare</th>
