@@ -55,7 +55,8 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
   if (owner === 'checking') return null
   if (owner === 'reader') {
     return ids.some((id) => receivedShareToken(id))
-      ? <span className="share-note" data-testid="share-reader">opened with a read-only share link</span>
+      ? <span className="share-note" data-testid="share-reader"
+        title="You opened this through its owner's share link: you can look, not change or delete it">read-only share link</span>
       : null
   }
 
