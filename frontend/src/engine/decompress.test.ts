@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import shared from '../../../backend/kscope/data/decompression.json'
-import { DECOMPRESS_LIMITS, compressionOf, decompressToBlob } from './decompress'
+import { DECOMPRESS_LIMITS, compressionOf } from './compression'
+import { decompressToBlob } from './decompress'
 import { TraceOpenError, openTraceLocally } from './wasm_bridge'
 
 const root = new URL('../../../', import.meta.url)

@@ -1,7 +1,7 @@
 /*
- * Compressed traces opened locally: gzip, xz, zstd and zip, recognised by their
- * magic bytes and decompressed in the browser under the server's limits (the one
- * definition in backend/kscope/data/decompression.json, which the server's
+ * Compressed traces opened locally: gzip, xz, zstd and zip (recognised by their
+ * magic bytes, compression.ts) decompressed in the browser under the server's limits
+ * (the one definition in backend/kscope/data/decompression.json, which the server's
  * kscope/ingest/sources.py reads too): at most max_decompressed_bytes out, and
  * once more than ratio_checked_after_bytes came out, at most max_compression_ratio
  * times the compressed bytes read so far (a decompression bomb stops early).
@@ -14,47 +14,14 @@
  *   xz    xz-decompress (xz-embedded in WebAssembly)
  *   zstd  fzstd (pure JS, streaming, concatenated frames)
  *   zip   fflate's streaming Unzip (stored or deflated; exactly one file, as on the server)
+ *
+ * Loaded on demand (wasm_bridge.ts imports it when a compressed file is opened).
  */
 import { Decompress as ZstdDecompress } from 'fzstd'
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate'
 import { XzReadableStream } from 'xz-decompress'
-import shared from '../../../backend/kscope/data/decompression.json'
+import { DECOMPRESS_LIMITS, type Compression, type DecompressLimits } from './compression'
 import { KsStatus, TraceOpenError } from './wasm_bridge'
-
-export type Compression = 'gzip' | 'xz' | 'zstd' | 'zip'
-
-export interface DecompressLimits {
-  maxBytes: number
-  maxRatio: number
-  /** The ratio is checked once more than this many bytes came out. */
-  ratioAfter: number
-}
-
-export const DECOMPRESS_LIMITS: DecompressLimits = {
-  maxBytes: shared.max_decompressed_bytes,
-  maxRatio: shared.max_compression_ratio,
-  ratioAfter: shared.ratio_checked_after_bytes,
-}
-
-const MAGICS = Object.entries(shared.magics).map(([kind, hex]) => ({
-  kind: kind as Compression,
-  bytes: Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16))),
-}))
-
-/** The compression of a file from its first bytes, null when none kscope reads. */
-export function compressionOf(head: Uint8Array): Compression | null {
-  for (const m of MAGICS) {
-    if (head.length >= m.bytes.length && m.bytes.every((b, i) => head[i] === b)) return m.kind
-  }
-  return null
-}
-
-/** The file names the open-file pickers offer (the formats, plain or compressed). */
-export const TRACE_FILE_ACCEPT = [
-  '.txt', '.dat', '.html', '.htm', '.perf', '.trace', '.gz', '.xz', '.zst', '.zstd', '.zip',
-  'text/plain', 'text/html', 'application/octet-stream', 'application/gzip', 'application/x-xz',
-  'application/zstd', 'application/zip',
-].join(',')
 
 /** Compressed bytes given to a push decoder at a time (at most ~16 MiB out of deflate's worst ratio). */
 const PUSH_BYTES = 16 << 10

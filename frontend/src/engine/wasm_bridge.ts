@@ -33,7 +33,7 @@ import {
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
 import type { TraceWorkerReply, TraceWorkerRequest } from './trace_worker'
-import { compressionOf, decompressToBlob, type Compression } from './decompress'
+import { compressionOf, type Compression } from './compression'
 import {
   TraceColumnsBuilder,
   decodeFtraceStats, decodePerfStats, decodeTracedatStats, headerLines,
@@ -886,6 +886,7 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     if (compressed) {
       const total = file.size
       onProgress({ phase: 'decompress', bytesDone: 0, bytesTotal: total, events: 0 })
+      const { decompressToBlob } = await import('./decompress')
       file = await decompressToBlob(file, name, compressed,
         (read) => onProgress({ phase: 'decompress', bytesDone: read, bytesTotal: total, events: 0 }))
     }

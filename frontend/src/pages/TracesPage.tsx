@@ -8,7 +8,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react'
 import { formatTraceUrl, parseTraceUrl, type TraceUrlState } from '../core/trace_url'
-import { TRACE_FILE_ACCEPT } from '../engine/decompress'
+import { TRACE_FILE_ACCEPT } from '../engine/compression'
 import { deleteTrace, listTraces, receivedShareToken, uploadTrace, setShareToken, type TracePublic, type UploadProgress } from '../core/traces_api'
 import { describeTraceError, queryFilter, useTraceSession } from '../core/trace_session'
 import { EVENT_TYPES, type TraceStore } from '../core/trace_store'
