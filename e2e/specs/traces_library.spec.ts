@@ -27,6 +27,8 @@ test('at 1280x720 the actions stay in view, names are cut not wrapped, and same-
 
   const vw = 1280, vh = 720;
   const rows = page.getByTestId('trace-row');
+  // The list's panel: its buttons must be inside it, not clipped at its edge.
+  const panel = (await page.locator('.library-list').boundingBox())!;
   for (let i = 0; i < 3; i++) {
     const row = rows.nth(i);
     for (const id of ['trace-row-open', 'trace-row-delete']) {
@@ -37,6 +39,7 @@ test('at 1280x720 the actions stay in view, names are cut not wrapped, and same-
       expect(b.x, `${id} of row ${i} starts inside`).toBeGreaterThanOrEqual(0);
       expect(b.x + b.width, `${id} of row ${i} ends inside the viewport`).toBeLessThanOrEqual(vw);
       expect(b.y + b.height).toBeLessThanOrEqual(vh);
+      expect(b.x + b.width, `${id} of row ${i} ends inside the list's panel`).toBeLessThanOrEqual(panel.x + panel.width);
       // Nothing covers it: the element at its centre is the button (or its text).
       const hit = await page.evaluate(([x, y]) => {
         const el = document.elementFromPoint(x, y);
@@ -49,8 +52,10 @@ test('at 1280x720 the actions stay in view, names are cut not wrapped, and same-
     expect(n.width, `row ${i}: the name is not squeezed to a letter a line`).toBeGreaterThan(150);
     expect(n.height, `row ${i}: the name is one line`).toBeLessThan(30);
   }
-  // The page itself does not scroll sideways.
+  // Neither the page nor the library scrolls sideways (nothing is hidden off to the right).
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(vw);
+  expect(await page.locator('.library').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+  expect(await page.locator('.library-list').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
 
   // The long name: cut with an ellipsis, the whole name on hover.
   const long = rows.filter({ hasText: 'intermittent8' }).getByTestId('trace-row-name');
