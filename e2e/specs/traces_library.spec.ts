@@ -1,4 +1,4 @@
-// The Traces library at 1280x720 (issue 13 item 10): every row's Open and Delete are inside
+// The Traces library at 1280x720 and 1920x1080 (issue 13 item 10): every row's Open and Delete are inside
 // the viewport and not covered, a long file name is one line cut with an ellipsis (the full
 // name on hover) instead of a letter a line, and two uploads of one name differ by their
 // upload time, size and id.
@@ -9,14 +9,16 @@ import { artifacts } from './page_helper';
 const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
 const LONG = 'intermittent8-linux6.12-kscope-recent-vm16-with-a-really-long-capture-name-from-a-ci-job-2026-11-27.txt';
 
-test.use({ viewport: { width: 1280, height: 720 } });
 
 async function upload(page: Page, file: Parameters<Page['setInputFiles']>[1], rows: number) {
   await page.getByTestId('upload').setInputFiles(file);
   await expect(page.getByTestId('trace-row')).toHaveCount(rows, { timeout: 25_000 });
 }
 
-test('at 1280x720 the actions stay in view, names are cut not wrapped, and same-name uploads differ', async ({ page }) => {
+for (const [vw, vh] of [[1280, 720], [1920, 1080]]) test.describe(`${vw}x${vh}`, () => {
+test.use({ viewport: { width: vw, height: vh } });
+
+test(`at ${vw}x${vh} the actions stay in view, names are cut not wrapped, and same-name uploads differ`, async ({ page }) => {
   await page.goto('/traces');
   // A browser of its own: a fresh owner token, so only these uploads are listed.
   await page.evaluate(() => localStorage.clear());
@@ -25,7 +27,6 @@ test('at 1280x720 the actions stay in view, names are cut not wrapped, and same-
   await upload(page, THREADS4, 2);
   await upload(page, { name: LONG, mimeType: 'text/plain', buffer: readFileSync(THREADS4) }, 3);
 
-  const vw = 1280, vh = 720;
   const rows = page.getByTestId('trace-row');
   // The list's panel: its buttons must be inside it, not clipped at its edge.
   const panel = (await page.locator('.library-list').boundingBox())!;
@@ -67,8 +68,13 @@ test('at 1280x720 the actions stay in view, names are cut not wrapped, and same-
   const same = rows.filter({ hasText: 'threads4-linux6.18.txt' });
   await expect(same).toHaveCount(2);
   const labels = await same.getByTestId('trace-row-upload').allTextContents();
-  for (const l of labels) expect(l).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · 811 KiB · id [0-9a-f]{6}$/);
+  for (const l of labels) expect(l).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d · 811 KiB · #[0-9a-f]{6}$/);
+  // ... and the whole label is shown, not cut.
+  for (const over of await same.getByTestId('trace-row-upload').evaluateAll((els) => els.map((e) => e.scrollWidth - e.clientWidth))) {
+    expect(over).toBeLessThanOrEqual(0);
+  }
   expect(labels[0]).not.toBe(labels[1]);
 
-  await page.screenshot({ path: `${artifacts}traces-library-1280x720.png` });
+  await page.screenshot({ path: `${artifacts}traces-library-${vw}x${vh}.png` });
+});
 });

@@ -223,7 +223,7 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
             </colgroup>
             <thead>
               <tr>
-                <th scope="col">name · uploaded · size · id</th><th scope="col">format</th><th scope="col">kernel</th>
+                <th scope="col">name · uploaded · size · #id</th><th scope="col">format</th><th scope="col">kernel</th>
                 <th scope="col" className="num">CPUs</th><th scope="col" className="num">duration</th>
                 <th scope="col" className="num">events</th><th scope="col" className="num" title="malformed lines">bad lines</th>
                 <th scope="col">compare</th>
@@ -238,7 +238,7 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
                     <span className="trace-upload" data-testid="trace-row-upload">
                       <time dateTime={t.created_at} title={`uploaded ${t.created_at} (UTC)`}>{formatUploadTime(t.created_at)}</time>
                       {' · '}<span title={`${t.bytes_in.toLocaleString('en')} bytes as uploaded`}>{formatBytes(t.bytes_in)}</span>
-                      {' · '}<span title={`trace id ${t.id}`}>id {t.id.slice(0, 6)}</span>
+                      {' · '}<span title={`trace id ${t.id}`}>#{t.id.slice(0, 6)}</span>
                     </span>
                   </td>
                   <td className="clip" title={t.format}>{t.format}</td>
