@@ -193,6 +193,15 @@ def cmd_query(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _share_text(doc: dict[str, Any]) -> str:
+    if "url" in doc:
+        return (f"{doc['url']}\n(read-only; replaces any earlier share link of this trace; "
+                f"revoke with `kscope share revoke {doc['trace_id']}`)")
+    if "revoked" in doc:
+        return "revoked: its links open nothing from now on" if doc["revoked"] else "it had no share link"
+    return f"shared since {doc['created_at']}" if doc["shared"] else "not shared"
+
+
 def cmd_share(args: argparse.Namespace) -> int:
     """The store's operator (like `kscope query`, no owner token needed) makes, shows or
     revokes a trace's read-only share token; the API does the same for the owner."""
@@ -202,21 +211,17 @@ def cmd_share(args: argparse.Namespace) -> int:
     try:
         if args.action == "create":
             share, record = store.create_share(args.trace_id)
-            url = args.base.rstrip("/") + share_url(args.trace_id, share)
-            doc = {"trace_id": args.trace_id, "share": share, "created_at": record.created_at, "url": url}
-            render = lambda d: f"{d['url']}\n(read-only; replaces any earlier share link of this trace; " \
-                               f"revoke with `kscope share revoke {d['trace_id']}`)"
+            doc: dict[str, Any] = {"trace_id": args.trace_id, "share": share, "created_at": record.created_at,
+                                   "url": args.base.rstrip("/") + share_url(args.trace_id, share)}
         elif args.action == "revoke":
             doc = {"trace_id": args.trace_id, "revoked": store.revoke_share(args.trace_id)}
-            render = lambda d: "revoked: its links open nothing from now on" if d["revoked"] else "it had no share link"
         else:
-            record = store.share_of(args.trace_id)
-            doc = {"trace_id": args.trace_id, "shared": record is not None,
-                   "created_at": record.created_at if record else None}
-            render = lambda d: f"shared since {d['created_at']}" if d["shared"] else "not shared"
+            current = store.share_of(args.trace_id)
+            doc = {"trace_id": args.trace_id, "shared": current is not None,
+                   "created_at": current.created_at if current else None}
     finally:
         store.close()
-    _emit(doc, args.json, render)
+    _emit(doc, args.json, _share_text)
     return EXIT_OK
 
 

@@ -79,12 +79,19 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
   }
   const link = shared ? shareLink(ids, tokens) : ''
   const copy = () => {
-    navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false))
+    // The async clipboard needs a secure context (https or localhost); elsewhere, select and copy.
+    const fallback = () => {
+      const input = document.querySelector<HTMLInputElement>('[data-testid="share-link"]')
+      input?.select()
+      setCopied(document.execCommand?.('copy') ?? false)
+    }
+    if (navigator.clipboard) navigator.clipboard.writeText(link).then(() => setCopied(true), fallback)
+    else fallback()
   }
   const what = ids.length > 1 ? 'these two traces' : 'this trace'
 
   return (
-    <div className="share">
+    <div className="share" onKeyDown={(e) => { if (e.key === 'Escape') setOpen(false) }}>
       <button type="button" className="button" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="share-open">
         {shared ? 'Shared ▾' : 'Share…'}
       </button>
