@@ -92,7 +92,7 @@ test('the owner shares a trace at its view; a fresh browser opens it read-only; 
   expect(readerErrors.filter((e) => !e.includes('404'))).toEqual([]);
 });
 
-test('a compare view\'s share link opens both traces for a fresh browser', async ({ page, browser }) => {
+test('a compare view\'s share link opens both traces, at the same window and cursor, for a fresh browser', async ({ page, browser }) => {
   await page.goto('/traces');
   await upload(page, THREADS4);
   await upload(page, VM16);
@@ -100,8 +100,19 @@ test('a compare view\'s share link opens both traces for a fresh browser', async
   await page.getByTestId('trace-row').filter({ hasText: 'intermittent8-linux6.12-vm16.txt' }).first().getByTestId('compare-pick').check();
   await page.getByTestId('compare-open').click();
   await expect(page.getByTestId('compare-side-B')).toBeVisible({ timeout: 20_000 });
+  // A view of the pair: the cursor near the start, zoomed about it.
+  const first = page.getByTestId('timeline-canvas').first();
+  const fb = (await first.boundingBox())!;
+  await first.click({ position: { x: fb.width * 0.06, y: 30 } });
+  await first.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+  await expect(page).toHaveURL(/vs=[0-9a-f]+&from=\d+&to=\d+&cursor=\d+/);
+  await page.waitForTimeout(400); // the URL is written 250 ms after the view settles
+  const own = page.url();
+  const windowA = (await page.getByTestId('timeline').first().getAttribute('data-window'))!;
   const link = await makeLink(page);
   const p = params(link);
+  for (const k of ['trace', 'vs', 'from', 'to', 'cursor']) expect(p.get(k), k).toBe(params(own).get(k));
   expect(p.get('vs')).toMatch(/^[0-9a-f]+$/);
   expect(p.get('share')).toBeTruthy();
   expect(p.get('vsshare')).toBeTruthy();
@@ -111,6 +122,14 @@ test('a compare view\'s share link opens both traces for a fresh browser', async
   await expect(reader.getByTestId('compare-side-A')).toBeVisible({ timeout: 20_000 });
   await expect(reader.getByTestId('compare-side-B')).toBeVisible();
   await expect(reader.getByTestId('compare-total').locator('td').nth(3)).toHaveText(EXPECTED4.by_type.sched_switch.toLocaleString('en'));
+  // The same window over both traces, and the same cursor.
+  const [a0, a1] = windowA.split('-').map(Number);
+  await expect.poll(async () => {
+    const [b0, b1] = (await reader.getByTestId('timeline').first().getAttribute('data-window'))!.split('-').map(Number);
+    return Math.max(Math.abs(b0 - a0), Math.abs(b1 - a1)) / (a1 - a0);
+  }).toBeLessThan(0.002);
+  await expect.poll(() => params(reader.url()).get('cursor')).toBe(p.get('cursor'));
+  expect(params(reader.url()).get('vsshare')).toBe(p.get('vsshare'));
   await reader.screenshot({ path: `${artifacts}traces-share-compare-reader.png` });
   await other.close();
 });
