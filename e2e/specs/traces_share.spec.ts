@@ -133,3 +133,23 @@ test('a compare view\'s share link opens both traces, at the same window and cur
   await reader.screenshot({ path: `${artifacts}traces-share-compare-reader.png` });
   await other.close();
 });
+
+test('a share made elsewhere (kscope share, the API) is shown to the owner, who can revoke it', async ({ page }) => {
+  await page.goto('/traces');
+  await upload(page, THREADS4);
+  await page.getByTestId('trace-row').filter({ hasText: 'threads4-linux6.18.txt' }).first().getByTestId('trace-row-open').click();
+  await expect(page.getByTestId('timeline-canvas')).toBeVisible({ timeout: 20_000 });
+  const id = params(page.url()).get('trace')!;
+  const owner = { 'X-Kscope-Token': await page.evaluate(() => localStorage.getItem('kscope.traceToken')!) };
+  const made = await page.request.post(`/api/traces/${id}/share`, { headers: owner });
+  expect(made.status()).toBe(201);
+  const share = (await made.json()).share;
+  await page.reload();
+  await expect(page.getByTestId('timeline-canvas')).toBeVisible({ timeout: 20_000 });
+  await page.getByTestId('share-open').click();
+  await expect(page.getByTestId('share-elsewhere')).toBeVisible();
+  await page.getByTestId('share-revoke').click();
+  await expect(page.getByTestId('share-elsewhere')).toHaveCount(0);
+  expect((await page.request.get(`/api/traces/${id}/share`, { headers: owner }).then((r) => r.json())).shared).toBe(false);
+  expect((await page.request.get(`/api/traces/${id}`, { headers: { 'X-Kscope-Share': share } })).status()).toBe(404);
+});

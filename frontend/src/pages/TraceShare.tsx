@@ -31,6 +31,8 @@ type Owner = 'checking' | 'owner' | 'reader'
 export function SharePanel({ ids }: { ids: readonly string[] }) {
   const [owner, setOwner] = useState<Owner>('checking')
   const [shared, setShared] = useState(false)
+  /** A share exists that this browser has no token of (made by `kscope share create`, or elsewhere). */
+  const [elsewhere, setElsewhere] = useState(false)
   const [tokens, setTokens] = useState<string[]>([])
   const [open, setOpen] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -46,6 +48,7 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
       setOwner('owner')
       const mine = ids.map((id) => myShareToken(id))
       setShared(states.every((s) => s.shared) && mine.every(Boolean))
+      setElsewhere(states.some((s, k) => s.shared && !mine[k]))
       setTokens(mine)
     }, () => { if (live) setOwner('reader') })
     return () => { live = false }
@@ -66,6 +69,7 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
     Promise.all(ids.map((id) => createShare(id))).then((made) => {
       setTokens(made.map((m) => m.share))
       setShared(true)
+      setElsewhere(false)
       setCopied(false)
     }, (e) => setError(describeTraceError(e))).finally(() => setBusy(false))
   }
@@ -74,6 +78,7 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
     setError('')
     Promise.all(ids.map((id) => revokeShare(id))).then(() => {
       setShared(false)
+      setElsewhere(false)
       setTokens([])
     }, (e) => setError(describeTraceError(e))).finally(() => setBusy(false))
   }
@@ -116,9 +121,22 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
               </div>
             </>
           ) : (
-            <button type="button" className="button" onClick={create} disabled={busy} data-testid="share-create">
-              Create a read-only link
-            </button>
+            <>
+              {elsewhere && (
+                <p data-testid="share-elsewhere">
+                  A share link made elsewhere (e.g. with <code>kscope share create</code>) works now; this browser
+                  does not know it. Revoke it, or make a new one (the old one then stops working).
+                </p>
+              )}
+              <div className="row-actions">
+                <button type="button" className="button" onClick={create} disabled={busy} data-testid="share-create">
+                  Create a read-only link
+                </button>
+                {elsewhere && (
+                  <button type="button" className="button danger" onClick={revoke} disabled={busy} data-testid="share-revoke">Revoke</button>
+                )}
+              </div>
+            </>
           )}
           {error && <p className="error-text" role="alert">{error}</p>}
         </section>
