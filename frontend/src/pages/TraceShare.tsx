@@ -84,9 +84,11 @@ export function SharePanel({ ids }: { ids: readonly string[] }) {
   }
   const link = shared ? shareLink(ids, tokens) : ''
   const copy = () => {
+    const link = shareLink(ids, tokens) // the view as it is now (the page writes its URL as the view changes)
     // The async clipboard needs a secure context (https or localhost); elsewhere, select and copy.
     const fallback = () => {
       const input = document.querySelector<HTMLInputElement>('[data-testid="share-link"]')
+      if (input) input.value = link
       input?.select()
       setCopied(document.execCommand?.('copy') ?? false)
     }
