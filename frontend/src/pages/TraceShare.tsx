@@ -161,7 +161,7 @@ export function PrivateTraceNote({ id, message, viaShare }: { id: string; messag
       </p>
       <p>
         To share a trace, its owner opens it, presses <strong>Share…</strong> and sends the link (or runs
-        {' '}<code>kscope share create {id}</code> on the server). Ask them for a new link.
+        {' '}<code>kscope share create {id}</code> on the server). Ask them for {viaShare ? 'a new link' : 'a link'}.
       </p>
       <p className="hint">Server: {message}</p>
     </section>
