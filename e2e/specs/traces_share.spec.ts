@@ -139,6 +139,7 @@ test('a share made elsewhere (kscope share, the API) is shown to the owner, who 
   await upload(page, THREADS4);
   await page.getByTestId('trace-row').filter({ hasText: 'threads4-linux6.18.txt' }).first().getByTestId('trace-row-open').click();
   await expect(page.getByTestId('timeline-canvas')).toBeVisible({ timeout: 20_000 });
+  await expect(page).toHaveURL(/trace=[0-9a-f]+/); // written 250 ms after the view settles
   const id = params(page.url()).get('trace')!;
   const owner = { 'X-Kscope-Token': await page.evaluate(() => localStorage.getItem('kscope.traceToken')!) };
   const made = await page.request.post(`/api/traces/${id}/share`, { headers: owner });
