@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from kscope import __version__
 from kscope.api.frontend import SinglePageApp
 from kscope.api.routes import conform as conform_routes
-from kscope.api.routes import health, rooms, topologies, traces
+from kscope.api.routes import health, rooms, shares, topologies, traces
 from kscope.core.config import Settings, get_settings
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
 from kscope.rooms.broker import make_broker
@@ -51,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router, prefix="/api")
     app.include_router(topologies.router, prefix="/api")
     app.include_router(traces.router, prefix="/api")
+    app.include_router(shares.router, prefix="/api")
     app.include_router(rooms.router, prefix="/api")
     app.include_router(conform_routes.router, prefix="/api")
     # Last: the mount at / only sees paths no API route matched.

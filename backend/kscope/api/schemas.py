@@ -156,3 +156,23 @@ class RoomCreated(BaseModel):
     presenter_token: str
     join_url: str = Field(description="the follower page of the room, on the host the request came to")
     expires_at: int = Field(description="ms since the Unix epoch")
+
+
+class ShareCreated(BaseModel):
+    """A trace's new read-only share token, shown only here (the server keeps its SHA-256).
+
+    Anyone holding it may read the trace (X-Kscope-Share header, or `share=` in a page link),
+    never change or delete it. It replaces the trace's previous share token."""
+
+    trace_id: str
+    share: str = Field(description="the read-only token")
+    created_at: str
+    url: str = Field(description="the trace's page with the token, e.g. /traces?trace=ID&share=TOKEN")
+
+
+class ShareState(BaseModel):
+    """Whether a trace has a working share token now (never the token itself)."""
+
+    trace_id: str
+    shared: bool
+    created_at: str | None = None

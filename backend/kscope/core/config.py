@@ -7,6 +7,7 @@ pydantic-settings took ~0.12 s of its start-up (python -X importtime).
 """
 
 import dataclasses
+import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,9 @@ GIB = 1 << 30
 
 
 ENV_PREFIX = "KSCOPE_"
+
+# The decompression-bomb limits, shared with the browser's Open locally (one definition).
+DECOMPRESSION = json.loads((Path(__file__).resolve().parents[1] / "data" / "decompression.json").read_text())
 
 
 class SettingsError(ValueError):
@@ -62,8 +66,9 @@ class Settings:
     max_upload_bytes: int = 4 * GIB
     # Decompressed size limit (bytes) and the largest decompressed/compressed ratio a
     # compressed input may reach (measured once more than 1 MiB came out): bomb guards.
-    max_decompressed_bytes: int = 16 * GIB
-    max_compression_ratio: int = 500
+    # Defaults from kscope/data/decompression.json, which the browser reads too.
+    max_decompressed_bytes: int = DECOMPRESSION["max_decompressed_bytes"]  # 16 GiB
+    max_compression_ratio: int = DECOMPRESSION["max_compression_ratio"]
     # Records per batch of kscope-ingest (one row group per CPU per batch; raised to 2048 per
     # CPU seen, so row groups stay big on many-CPU machines). Memory in flight is a few
     # batches: ~96 bytes a record decoded, ~120 as columns. 0: by input size (32 Ki under

@@ -12,14 +12,13 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-PIECE = 1 << 20
+from kscope.core.config import DECOMPRESSION
 
-MAGICS = {
-    b"\x1f\x8b": "gzip",
-    b"\xfd7zXZ\x00": "xz",
-    b"\x28\xb5\x2f\xfd": "zstd",
-    b"PK\x03\x04": "zip",
-}
+# Read in pieces of this size; the ratio is checked once more than this came out (the
+# browser's Open locally does the same: kscope/data/decompression.json).
+PIECE = DECOMPRESSION["ratio_checked_after_bytes"]
+
+MAGICS = {bytes.fromhex(magic): kind for kind, magic in DECOMPRESSION["magics"].items()}
 
 
 class InputError(ValueError):

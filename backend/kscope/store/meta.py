@@ -49,6 +49,20 @@ def _schema(big: str, text_json: str) -> str:
         bytes_stored {big} NOT NULL, summary {text_json} NOT NULL)"""
 
 
+# At most one read-only share per trace (a new one replaces it): the token's hash, never the token.
+_SHARES_SCHEMA = """CREATE TABLE IF NOT EXISTS trace_shares (
+    trace_id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL)"""
+
+
+@dataclass
+class ShareRecord:
+    """A trace's read-only share: who holds the token may read the trace, not change it."""
+
+    trace_id: str
+    token_hash: str
+    created_at: str
+
+
 class MetaStore:
     """Rows of the `traces` table; thread-safe (one connection behind a lock)."""
 
@@ -103,7 +117,28 @@ class MetaStore:
 
     def delete(self, trace_id: str) -> bool:
         with self._cursor() as cur:
+            cur.execute(self._sql("DELETE FROM trace_shares WHERE trace_id = ?"), [trace_id])
             cur.execute(self._sql("DELETE FROM traces WHERE id = ?"), [trace_id])
+            return cur.rowcount > 0
+
+    # -- read-only shares -------------------------------------------------------
+    def set_share(self, share: ShareRecord) -> None:
+        """The trace's share is now this one (any previous one stops working, in the same transaction)."""
+        with self._cursor() as cur:
+            cur.execute(self._sql("DELETE FROM trace_shares WHERE trace_id = ?"), [share.trace_id])
+            cur.execute(self._sql("INSERT INTO trace_shares (trace_id, token_hash, created_at) VALUES (?, ?, ?)"),
+                        [share.trace_id, share.token_hash, share.created_at])
+
+    def share_of(self, trace_id: str) -> ShareRecord | None:
+        with self._cursor() as cur:
+            cur.execute(self._sql("SELECT trace_id, token_hash, created_at FROM trace_shares WHERE trace_id = ?"),
+                        [trace_id])
+            row = cur.fetchone()
+        return ShareRecord(*row) if row else None
+
+    def delete_share(self, trace_id: str) -> bool:
+        with self._cursor() as cur:
+            cur.execute(self._sql("DELETE FROM trace_shares WHERE trace_id = ?"), [trace_id])
             return cur.rowcount > 0
 
     def close(self) -> None:
@@ -126,6 +161,7 @@ class SqliteMetaStore(MetaStore):
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(_schema("INTEGER", "TEXT"))
+        conn.execute(_SHARES_SCHEMA)
         conn.commit()
         super().__init__(conn)
 
@@ -140,6 +176,7 @@ class PostgresMetaStore(MetaStore):
         conn = psycopg.connect(url)
         with conn.cursor() as cur:
             cur.execute(_schema("BIGINT", "JSONB"))
+            cur.execute(_SHARES_SCHEMA)
         conn.commit()
         super().__init__(conn)
 

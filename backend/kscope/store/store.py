@@ -4,6 +4,7 @@ Reading needs pyarrow, numpy and DuckDB; adding a trace (`kscope ingest`) needs 
 them, so they are imported where a read happens, not here.
 """
 
+import datetime as dt
 import hashlib
 import secrets
 import shutil
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kscope.core.config import Settings
 from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
-from kscope.store.meta import MetaStore, TraceRecord, open_meta_store
+from kscope.store.meta import MetaStore, ShareRecord, TraceRecord, open_meta_store
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -77,6 +78,41 @@ class TraceStore:
         if rec is None or (token is not None and not secrets.compare_digest(rec.owner_hash, hash_token(token))):
             raise TraceNotFound(f"no trace {trace_id!r}")
         return rec
+
+    def readable(self, trace_id: str, token: str | None, share: str | None) -> TraceRecord:
+        """The trace if `token` owns it or `share` is its current read-only share token
+        (TraceNotFound otherwise). Checked against the database on every call, so a
+        revoked share stops working at once."""
+        if token:
+            try:
+                return self.get(trace_id, token)
+            except TraceNotFound:
+                if not share:
+                    raise
+        if share and _valid_id(trace_id):
+            current = self.meta.share_of(trace_id)
+            if current is not None and secrets.compare_digest(current.token_hash, hash_token(share)):
+                return self.get(trace_id)
+        raise TraceNotFound(f"no trace {trace_id!r}")
+
+    def create_share(self, trace_id: str, token: str | None = None) -> tuple[str, ShareRecord]:
+        """A new read-only share token for the trace (its owner's `token`; None: the operator's
+        CLI). It replaces the trace's previous share. Returns (token, record)."""
+        rec = self.get(trace_id, token) if token is not None else self.get(trace_id)
+        share = new_token()
+        record = ShareRecord(trace_id=rec.id, token_hash=hash_token(share),
+                             created_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+        self.meta.set_share(record)
+        return share, record
+
+    def share_of(self, trace_id: str, token: str | None = None) -> ShareRecord | None:
+        rec = self.get(trace_id, token) if token is not None else self.get(trace_id)
+        return self.meta.share_of(rec.id)
+
+    def revoke_share(self, trace_id: str, token: str | None = None) -> bool:
+        """Ends the trace's share (True if there was one); its links 404 from the next request."""
+        rec = self.get(trace_id, token) if token is not None else self.get(trace_id)
+        return self.meta.delete_share(rec.id)
 
     def list_traces(self, token: str | None = None) -> list[TraceRecord]:
         return self.meta.list(None if token is None else hash_token(token))

@@ -102,6 +102,26 @@ export interface RoomPublic {
   lesson: string
 }
 
+/** A trace's new read-only share token, shown only here (the server keeps its SHA-256).
+
+Anyone holding it may read the trace (X-Kscope-Share header, or `share=` in a page link),
+never change or delete it. It replaces the trace's previous share token. */
+export interface ShareCreated {
+  created_at: string
+  /** the read-only token */
+  share: string
+  trace_id: string
+  /** the trace's page with the token, e.g. /traces?trace=ID&share=TOKEN */
+  url: string
+}
+
+/** Whether a trace has a working share token now (never the token itself). */
+export interface ShareState {
+  created_at?: string | null
+  shared: boolean
+  trace_id: string
+}
+
 /** One read-only SELECT over the trace's `events` view. */
 export interface SqlRequest {
   /** e.g. "SELECT type, count(*) FROM events GROUP BY 1" */
@@ -208,6 +228,7 @@ export type ApiPath =
   | "/api/traces/{trace_id}/conform"
   | "/api/traces/{trace_id}/events"
   | "/api/traces/{trace_id}/progress"
+  | "/api/traces/{trace_id}/share"
   | "/api/traces/{trace_id}/sql"
   | "/api/traces/{trace_id}/summary"
   | "/api/traces/{trace_id}/topology"

@@ -8,7 +8,7 @@
  */
 import { useCallback, useMemo, useReducer, useRef } from 'react'
 import { KscopeError, openTraceLocally } from '../engine/wasm_bridge'
-import { fetchTopology, getTrace, statsFromPublic, type TracePublic } from './traces_api'
+import { TraceApiError, fetchTopology, getTrace, statsFromPublic, type TracePublic } from './traces_api'
 import {
   openTraceStore, sliceIndexAt, type EventFilter, type Occupancy, type TraceStore,
 } from './trace_store'
@@ -38,7 +38,7 @@ export interface TraceViewState {
 export type OpenState =
   | { status: 'empty' }
   | { status: 'opening'; name: string; phase: string; fraction: number; events: number }
-  | { status: 'error'; name: string; message: string }
+  | { status: 'error'; name: string; message: string; notFound?: boolean }
   | { status: 'ready'; store: TraceStore }
 
 export interface TraceSessionState {
@@ -100,7 +100,7 @@ export type TraceAction =
   | { type: 'window'; store: TraceStore }
   | { type: 'overview'; overview: Occupancy }
   | { type: 'loading'; loading: boolean }
-  | { type: 'failed'; name: string; message: string }
+  | { type: 'failed'; name: string; message: string; notFound?: boolean }
   | { type: 'close' }
   | { type: 'zoom'; zoom: ZoomState }
   | { type: 'cursor'; t: number | null }
@@ -126,7 +126,7 @@ export function traceReducer(s: TraceSessionState, a: TraceAction): TraceSession
     case 'loading':
       return { ...s, loading: a.loading }
     case 'failed':
-      return { ...s, open: { status: 'error', name: a.name, message: a.message } }
+      return { ...s, open: { status: 'error', name: a.name, message: a.message, notFound: a.notFound } }
     case 'close':
       return EMPTY_SESSION
     case 'zoom':
@@ -206,7 +206,11 @@ export function useTraceSession() {
       server.current = { base, gen, loaded: null, overview: whole, timer: 0, windowAbort: null, overviewAbort: null }
       dispatch({ type: 'opened', store: emptyWindow(base), overviews: [whole], info })
     } catch (err) {
-      if (gen === generation.current) dispatch({ type: 'failed', name: id, message: describeTraceError(err) })
+      // 404: not this browser's trace, and no working share token for it (the page says what that means).
+      if (gen === generation.current) {
+        dispatch({ type: 'failed', name: id, message: describeTraceError(err),
+          notFound: err instanceof TraceApiError && err.status === 404 })
+      }
     }
   }, [])
 

@@ -18,3 +18,15 @@ describe('trace URL state', () => {
     expect(u).toEqual({ trace: null, vs: null, window: null, cursor: null, filter: { comm: '', pid: '', types: [] }, expanded: ['a'] })
   })
 })
+
+describe('share tokens in the URL', () => {
+  it('keeps a share link\'s tokens through parse and format, and drops malformed ones', () => {
+    const href = '/traces?trace=ab12&vs=cd34&from=1&to=9&cursor=5&share=AbC_d-123456789012345&vsshare=Zz_9876543210abcdef'
+    const u = parseTraceUrl(href.slice('/traces'.length))
+    expect(u.share).toBe('AbC_d-123456789012345')
+    expect(u.vsShare).toBe('Zz_9876543210abcdef')
+    expect(formatTraceUrl(u)).toBe(href)
+    expect(parseTraceUrl('?trace=ab12&share=no spaces<>').share).toBeUndefined()
+    expect(parseTraceUrl('?trace=ab12&share=short').share).toBeUndefined()
+  })
+})

@@ -2,6 +2,7 @@
  * The Traces page's view in its URL, so a link reopens the same view:
  *
  *   /traces?trace=ID[&vs=ID2]&from=NS&to=NS[&cursor=NS][&comm=..][&pid=..][&type=..][&open=KEY,KEY][&mark=K]
+ *          [&share=TOKEN][&vsshare=TOKEN]
  *
  *   trace, vs   stored trace ids (the second: "compare two"); a trace opened
  *               locally is never in a URL (it is not stored anywhere)
@@ -10,6 +11,8 @@
  *   cursor      the cursor, absolute ns (with vs: since the starts)
  *   comm, pid, type   the filter (type by event name)
  *   open        expanded CPU groups (layout.ts keys)
+ *   share, vsshare   read-only share tokens of trace and vs (a share link: the
+ *               owner made them; without them another browser gets a 404)
  *
  * Pure: parse and format only; anything malformed is dropped, never thrown
  * (a hand-edited link still opens what it can).
@@ -23,10 +26,14 @@ export interface TraceUrlState {
   cursor: number | null
   filter: { comm: string; pid: string; types: number[] }
   expanded: string[]
+  /** Read-only share tokens of `trace` and `vs` (absent: none). */
+  share?: string | null
+  vsShare?: string | null
 }
 
 const ID = /^[0-9a-f]{1,64}$/
 const INT = /^-?\d{1,19}$/
+const SHARE = /^[\w-]{16,128}$/
 
 export function parseTraceUrl(search: string): TraceUrlState {
   const p = new URLSearchParams(search)
@@ -49,6 +56,8 @@ export function parseTraceUrl(search: string): TraceUrlState {
     filter: { comm: (p.get('comm') ?? '').slice(0, 200), pid: /^\d{1,10}$/.test(p.get('pid') ?? '') ? p.get('pid')! : '',
       types: typeId >= 0 ? [typeId] : [] },
     expanded: (p.get('open') ?? '').split(',').filter((k) => /^[\w./-]{1,40}$/.test(k)),
+    share: SHARE.test(p.get('share') ?? '') ? p.get('share') : undefined,
+    vsShare: SHARE.test(p.get('vsshare') ?? '') ? p.get('vsshare') : undefined,
   }
 }
 
@@ -65,6 +74,8 @@ export function formatTraceUrl(s: TraceUrlState): string {
   if (s.filter.pid) p.set('pid', s.filter.pid)
   if (s.filter.types.length) p.set('type', EVENT_TYPES[s.filter.types[0]])
   if (s.expanded.length) p.set('open', s.expanded.join(','))
+  if (s.share) p.set('share', s.share)
+  if (s.vsShare) p.set('vsshare', s.vsShare)
   const q = p.toString()
   return q ? `/traces?${q}` : '/traces'
 }

@@ -14,7 +14,7 @@
  * costs what a 1 M one does. The policy (what to fetch when) is pure and
  * unit-tested; the fetches are thin wrappers over traces_api.ts.
  */
-import { TraceApiError, eventsUrl, fetchArrow, fetchSummary, ownerToken, runSql, type SummaryResponse } from './traces_api'
+import { TraceApiError, eventsUrl, fetchArrow, fetchSummary, requestHeaders, runSql, type SummaryResponse } from './traces_api'
 import type { WindowJob, WindowReply } from './trace_window_worker'
 import { storeFromWindow, type WindowInput } from './trace_window_store'
 import { columnsFromArrow } from './trace_arrow'
@@ -142,7 +142,7 @@ function inWorker(url: string, input: WindowInput, limit: number, signal?: Abort
     signal?.addEventListener('abort', () => {
       if (waiting.delete(id)) reject(new DOMException('aborted', 'AbortError'))
     })
-    const job: WindowJob = { id, url, token: ownerToken(), input, limit }
+    const job: WindowJob = { id, url, headers: requestHeaders(url), input, limit }
     worker!.postMessage(job)
   })
 }

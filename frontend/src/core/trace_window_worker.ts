@@ -5,7 +5,7 @@
  * window costs ~0.5 s of decoding and indexing on these machines: done here,
  * the timeline keeps drawing while it happens.
  *
- * Message in:  { id, url, token, input, limit }   (input: TraceInput without columns)
+ * Message in:  { id, url, headers, input, limit }   (headers: the owner's and/or share token)   (input: TraceInput without columns)
  * Message out: { id, store } | { id, error, status }
  */
 import { columnsFromArrow } from './trace_arrow'
@@ -15,7 +15,7 @@ import { storeFromWindow, type WindowInput } from './trace_window_store'
 export interface WindowJob {
   id: number
   url: string
-  token: string | null
+  headers: Record<string, string>
   input: WindowInput
   limit: number
 }
@@ -36,9 +36,9 @@ export function buffersOf(s: TraceStore): ArrayBuffer[] {
 const scope = self as unknown as { onmessage: ((e: MessageEvent<WindowJob>) => void) | null; postMessage(m: WindowReply, t?: Transferable[]): void }
 
 scope.onmessage = async (e: MessageEvent<WindowJob>) => {
-  const { id, url, token, input, limit } = e.data
+  const { id, url, headers, input, limit } = e.data
   try {
-    const res = await fetch(url, { headers: token ? { 'X-Kscope-Token': token } : {} })
+    const res = await fetch(url, { headers })
     if (!res.ok) {
       let detail = `${res.status} ${res.statusText}`
       try {

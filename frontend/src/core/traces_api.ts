@@ -9,6 +9,11 @@
  * Ownership is a token: the first upload returns one, we keep it in
  * localStorage and send it as X-Kscope-Token; the list shows only the traces
  * of that token.
+ *
+ * Sharing: the owner makes a trace's read-only share token (POST /{id}/share);
+ * a link carries it as ?share= (trace_url.ts), and this browser then sends it as
+ * X-Kscope-Share on that trace's reads (setShareToken). The owner's own share
+ * links are remembered in localStorage so the page can show and revoke them.
  */
 import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../engine/wasm_bridge'
 import { EVENT_TYPES } from '../engine/wasm_bridge'
@@ -73,9 +78,36 @@ async function detailOf(res: Response): Promise<string> {
   }
 }
 
-function headers(): Record<string, string> {
+/** Share tokens this page was given (by a link) per trace id: sent with that trace's reads only. */
+const received = new Map<string, string>()
+
+/** Reads of trace `id` send `token` as its share token from now on ('' forgets it). */
+export function setShareToken(id: string, token: string): void {
+  if (token) received.set(id, token)
+  else received.delete(id)
+}
+
+/** The share token this page was given for trace `id`, '' if none. */
+export function receivedShareToken(id: string): string {
+  return received.get(id) ?? ''
+}
+
+function headers(id?: string): Record<string, string> {
   const t = ownerToken()
-  return t ? { 'X-Kscope-Token': t } : {}
+  const h: Record<string, string> = t ? { 'X-Kscope-Token': t } : {}
+  const share = id ? received.get(id) : undefined
+  if (share) h['X-Kscope-Share'] = share
+  return h
+}
+
+/** The headers a read of an /api/traces/{id}/... URL sends (for workers that fetch themselves). */
+export function requestHeaders(url: string): Record<string, string> {
+  return headers(idOfUrl(url))
+}
+
+/** The trace id of an /api/traces/{id}/... URL. */
+function idOfUrl(url: string): string | undefined {
+  return /\/api\/traces\/([0-9a-f]{1,64})\//.exec(url)?.[1]
 }
 
 export async function listTraces(): Promise<TracePublic[]> {
@@ -91,7 +123,7 @@ export async function deleteTrace(id: string): Promise<void> {
 }
 
 export async function getTrace(id: string): Promise<TracePublic> {
-  const res = await fetch(route('/api/traces/{trace_id}', { trace_id: id }), { headers: headers() })
+  const res = await fetch(route('/api/traces/{trace_id}', { trace_id: id }), { headers: headers(id) })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }
@@ -179,6 +211,64 @@ function followIngest(id: string, token: string, onProgress: (p: UploadProgress)
   })
 }
 
+/* ---------- read-only share links (routes/shares.py) ---------- */
+
+export type ShareCreated = api.ShareCreated
+export type ShareState = api.ShareState
+
+const SHARES_KEY = 'kscope.myShares'
+
+/** The share tokens this browser made as owner, by trace id (so the page can show the link again). */
+function myShares(): Record<string, string> {
+  try {
+    const v = JSON.parse(localStorage.getItem(SHARES_KEY) ?? '{}')
+    return v && typeof v === 'object' ? v : {}
+  } catch {
+    return {}
+  }
+}
+
+function rememberShare(id: string, token: string | null): void {
+  const all = myShares()
+  if (token) all[id] = token
+  else delete all[id]
+  try {
+    localStorage.setItem(SHARES_KEY, JSON.stringify(all))
+  } catch {
+    // Private mode: the link is shown once.
+  }
+}
+
+/** The owner's current share token of trace `id` as this browser remembers it, '' if none. */
+export function myShareToken(id: string): string {
+  return myShares()[id] ?? ''
+}
+
+/** A new read-only share token for `id` (the owner's; it replaces the previous one). */
+export async function createShare(id: string): Promise<ShareCreated> {
+  const res = await fetch(route('/api/traces/{trace_id}/share', { trace_id: id }), { method: 'POST', headers: headers() })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  const body: ShareCreated = await res.json()
+  rememberShare(id, body.share)
+  return body
+}
+
+/** Whether `id` has a working share token (the owner's view of it). */
+export async function shareState(id: string): Promise<ShareState> {
+  const res = await fetch(route('/api/traces/{trace_id}/share', { trace_id: id }), { headers: headers() })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  const body: ShareState = await res.json()
+  if (!body.shared) rememberShare(id, null)
+  return body
+}
+
+/** Revokes `id`'s share token: its links open nothing from the next request on. */
+export async function revokeShare(id: string): Promise<void> {
+  const res = await fetch(route('/api/traces/{trace_id}/share', { trace_id: id }), { method: 'DELETE', headers: headers() })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  rememberShare(id, null)
+}
+
 /** Query of GET /{id}/events. */
 export interface EventsQuery {
   t0?: number
@@ -201,7 +291,7 @@ export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' =
 
 /** An Arrow IPC stream's bytes (the events route's default format). */
 export async function fetchArrow(url: string, signal?: AbortSignal): Promise<Uint8Array> {
-  const res = await fetch(url, { headers: headers(), signal })
+  const res = await fetch(url, { headers: headers(idOfUrl(url)), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return new Uint8Array(await res.arrayBuffer())
 }
@@ -210,14 +300,14 @@ export type SummaryResponse = api.OccupancySummary
 
 export async function fetchSummary(id: string, t0: number, t1: number, buckets: number, signal?: AbortSignal): Promise<SummaryResponse> {
   const p = new URLSearchParams({ t0: String(Math.floor(t0)), t1: String(Math.ceil(t1)), buckets: String(buckets) })
-  const res = await fetch(`${route('/api/traces/{trace_id}/summary', { trace_id: id })}?${p}`, { headers: headers(), signal })
+  const res = await fetch(`${route('/api/traces/{trace_id}/summary', { trace_id: id })}?${p}`, { headers: headers(id), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }
 
 /** The capture's sysfs topology dump ("path<TAB>value" lines), "" when the trace had none. */
 export async function fetchTopology(id: string): Promise<string> {
-  const res = await fetch(route('/api/traces/{trace_id}/topology', { trace_id: id }), { headers: headers() })
+  const res = await fetch(route('/api/traces/{trace_id}/topology', { trace_id: id }), { headers: headers(id) })
   if (res.status === 204) return ''
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.text()
@@ -236,7 +326,7 @@ export async function attachTopology(id: string, file: File): Promise<unknown> {
 export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
   const body: api.SqlRequest = { sql }
   const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
-    method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST', headers: { ...headers(id), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
   })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
@@ -248,7 +338,7 @@ export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
  */
 export async function fetchConform(id: string, variant = 'auto', signal?: AbortSignal): Promise<unknown> {
   const p = new URLSearchParams({ algo: 'mm_cid', variant })
-  const res = await fetch(`${route('/api/traces/{trace_id}/conform', { trace_id: id })}?${p}`, { headers: headers(), signal })
+  const res = await fetch(`${route('/api/traces/{trace_id}/conform', { trace_id: id })}?${p}`, { headers: headers(id), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }
@@ -257,7 +347,7 @@ export async function fetchConform(id: string, variant = 'auto', signal?: AbortS
 export type EventRow = Record<string, string | number | null>
 
 export async function fetchEventRows(id: string, q: EventsQuery): Promise<EventRow[]> {
-  const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers() })
+  const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers(id) })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()
 }

@@ -33,6 +33,7 @@ import {
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
 import type { TraceWorkerReply, TraceWorkerRequest } from './trace_worker'
+import { compressionOf, type Compression } from './compression'
 import {
   TraceColumnsBuilder,
   decodeFtraceStats, decodePerfStats, decodeTracedatStats, headerLines,
@@ -193,8 +194,8 @@ export interface LocalTrace {
   name: string
   /** ks_trace_format_name() of what was decoded, e.g. "ftrace-text", "trace.dat". */
   format: string
-  /** Set when the file was gzip and was inflated in the browser first. */
-  compressed: '' | 'gzip'
+  /** Set when the file was compressed and was decompressed in the browser first (decompress.ts). */
+  compressed: '' | Compression
   columns: TraceColumns
   stats: TraceDecodeStats
   /** The "# ..." header lines of a text trace (capture metadata, tracefs header); [] for trace.dat. */
@@ -880,18 +881,16 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     onProgress({ phase: 'detect', bytesDone: 0, bytesTotal: file.size, events: 0 })
     const head = await bytesOf(file, 0, DETECT_BYTES)
     if (head.length === 0) throw new TraceOpenError(KsStatus.PARSE, 'parse error', name, 'the file is empty')
-    let format = detect(head)
-    let compressed: LocalTrace['compressed'] = ''
-    if (format === FORMAT.GZIP) {
-      onProgress({ phase: 'decompress', bytesDone: 0, bytesTotal: file.size, events: 0 })
-      try {
-        file = await new Response(file.stream().pipeThrough(new DecompressionStream('gzip'))).blob()
-      } catch (err) {
-        throw new TraceOpenError(KsStatus.PARSE, 'parse error', name, `gzip data does not inflate (${String(err)})`)
-      }
-      compressed = 'gzip'
-      format = detect(await bytesOf(file, 0, DETECT_BYTES))
+    // gzip, xz, zstd or zip: decompressed first, under the server's limits (decompress.ts).
+    const compressed: LocalTrace['compressed'] = compressionOf(head) ?? ''
+    if (compressed) {
+      const total = file.size
+      onProgress({ phase: 'decompress', bytesDone: 0, bytesTotal: total, events: 0 })
+      const { decompressToBlob } = await import('./decompress')
+      file = await decompressToBlob(file, name, compressed,
+        (read) => onProgress({ phase: 'decompress', bytesDone: read, bytesTotal: total, events: 0 }))
     }
+    const format = detect(compressed ? await bytesOf(file, 0, DETECT_BYTES) : head)
     const formatName = text(mod._ks_trace_format_name(format))
     const kind = format === FORMAT.TRACE_DAT ? 'tracedat'
       : format === FORMAT.FTRACE_TEXT || format === FORMAT.TRACE_CMD_REPORT ? 'ftrace'

@@ -8,7 +8,8 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react'
 import { formatTraceUrl, parseTraceUrl, type TraceUrlState } from '../core/trace_url'
-import { deleteTrace, listTraces, uploadTrace, type TracePublic, type UploadProgress } from '../core/traces_api'
+import { TRACE_FILE_ACCEPT } from '../engine/compression'
+import { deleteTrace, listTraces, receivedShareToken, uploadTrace, setShareToken, type TracePublic, type UploadProgress } from '../core/traces_api'
 import { describeTraceError, queryFilter, useTraceSession } from '../core/trace_session'
 import { EVENT_TYPES, type TraceStore } from '../core/trace_store'
 import { stepEvent } from '../core/trace_step'
@@ -23,6 +24,8 @@ import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAt
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
+import { PrivateTraceNote, SharePanel, sharesOf } from './TraceShare'
+import { formatBytes, formatUploadTime } from './trace_library_format'
 
 /** Play speeds: trace time per second of wall time. */
 const PLAY_SPEEDS = [
@@ -34,7 +37,7 @@ const PLAY_SPEEDS = [
 const PLAY_TICK_MS = 100
 const URL_WRITE_MS = 250
 
-const TRACE_ACCEPT = '.txt,.dat,.html,.htm,.gz,.perf,.trace,text/plain,text/html,application/octet-stream,application/gzip'
+
 
 export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const { state, actions } = useTraceSession()
@@ -46,6 +49,9 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
   const pending = useRef<TraceUrlState | null>(null)
   useEffect(() => {
     const u = parseTraceUrl(window.location.search)
+    // A share link's read-only tokens go with that trace's reads (core/traces_api.ts).
+    if (u.trace && u.share) setShareToken(u.trace, u.share)
+    if (u.vs && u.vsShare) setShareToken(u.vs, u.vsShare)
     if (u.trace && u.vs) {
       setCompareInitial({ window: u.window, cursor: u.cursor })
       setCompare([u.trace, u.vs])
@@ -70,7 +76,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
     setCompareInitial(undefined)
     setCompare(ids)
     window.history.replaceState(null, '', formatTraceUrl({ trace: ids[0], vs: ids[1], window: null, cursor: null,
-      filter: { comm: '', pid: '', types: [] }, expanded: [] }))
+      filter: { comm: '', pid: '', types: [] }, expanded: [], ...sharesOf(ids[0], ids[1]) }))
   }, [])
 
   // Compare's URL: both ids, and the shared window and cursor in ns since the traces' starts.
@@ -80,7 +86,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
     window.clearTimeout(compareUrlAt.current)
     compareUrlAt.current = window.setTimeout(() => {
       window.history.replaceState(null, '', formatTraceUrl({ trace: compare[0], vs: compare[1], window: v.window, cursor: v.cursor,
-        filter: { comm: '', pid: '', types: [] }, expanded: [] }))
+        filter: { comm: '', pid: '', types: [] }, expanded: [], ...sharesOf(compare[0], compare[1]) }))
     }, URL_WRITE_MS)
   }, [compare])
 
@@ -89,6 +95,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
       <>
         <AppHeader page="traces" navigate={navigate} compact>
           <button type="button" className="button" onClick={close} data-testid="close-trace">Back to the library</button>
+          <SharePanel ids={compare} />
         </AppHeader>
         <CompareView ids={compare} initial={compareInitial} onView={onCompareView} />
       </>
@@ -103,6 +110,7 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
             Back to the library
           </button>
         )}
+        {open.status === 'ready' && open.store.origin.kind === 'server' && <SharePanel ids={[open.store.origin.id]} />}
       </AppHeader>
       {open.status !== 'ready' && <Library onOpenLocal={actions.openLocal} onOpenServer={actions.openServer} onCompare={openCompare} />}
       {open.status === 'opening' && (
@@ -112,8 +120,9 @@ export function TracesPage({ navigate }: { navigate: (href: string) => void }) {
           <span>{Math.round(open.fraction * 100)}% · {open.events.toLocaleString('en')} events</span>
         </section>
       )}
-      {open.status === 'error' && (
-        <ErrorPanel title={`Could not open ${open.name}`} message={open.message} />
+      {open.status === 'error' && (open.notFound
+        ? <PrivateTraceNote id={open.name} message={open.message} viaShare={!!receivedShareToken(open.name)} />
+        : <ErrorPanel title={`Could not open ${open.name}`} message={open.message} />
       )}
       {open.status === 'ready' && <TraceView store={open.store} session={{ state, actions }} />}
     </>
@@ -167,19 +176,19 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
         <h2>Open a real kernel trace</h2>
         <p className="hint">
           ftrace text (tracefs <code>trace</code>), <code>trace-cmd report</code> text, <code>trace.dat</code> v6/v7,
-          {' '}<code>perf script</code>, systrace HTML; gzip is fine.
+          {' '}<code>perf script</code>, systrace HTML; plain or compressed (gzip, xz, zstd, or a zip holding one trace).
         </p>
         <div className="library-buttons">
           <label className="button file-button">
             Open locally…
-            <input type="file" accept={TRACE_ACCEPT} onChange={onLocal} data-testid="open-local" className="visually-hidden" />
+            <input type="file" accept={TRACE_FILE_ACCEPT} onChange={onLocal} data-testid="open-local" className="visually-hidden" />
           </label>
           <span className="hint">decoded in this browser, never uploaded</span>
         </div>
         <div className="library-buttons">
           <label className="button file-button">
             Upload to the server…
-            <input type="file" accept={TRACE_ACCEPT} onChange={onUpload} data-testid="upload" className="visually-hidden" />
+            <input type="file" accept={TRACE_FILE_ACCEPT} onChange={onUpload} data-testid="upload" className="visually-hidden" />
           </label>
           <span className="hint">stored with your browser’s owner token; only you see it</span>
         </div>
@@ -210,11 +219,16 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
         {traces && traces.length === 0 && <p className="hint">None yet: upload one above.</p>}
         {traces && traces.length > 0 && (
           <table className="trace-table" data-testid="trace-list">
+            <colgroup>
+              <col className="col-name" /><col className="col-format" /><col className="col-kernel" />
+              <col className="col-cpus" /><col className="col-duration" /><col className="col-events" />
+              <col className="col-malformed" /><col className="col-compare" /><col className="col-actions" />
+            </colgroup>
             <thead>
               <tr>
-                <th scope="col">name</th><th scope="col">format</th><th scope="col">kernel</th>
+                <th scope="col">name · uploaded · size · #id</th><th scope="col">format</th><th scope="col">kernel</th>
                 <th scope="col" className="num">CPUs</th><th scope="col" className="num">duration</th>
-                <th scope="col" className="num">events</th><th scope="col" className="num">malformed lines</th>
+                <th scope="col" className="num">events</th><th scope="col" className="num" title="malformed lines">bad lines</th>
                 <th scope="col">compare</th>
                 <th scope="col"><span className="visually-hidden">actions</span></th>
               </tr>
@@ -222,9 +236,16 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
             <tbody>
               {traces.map((t) => (
                 <tr key={t.id} data-testid="trace-row">
-                  <td className="trace-name">{t.name}</td>
-                  <td>{t.format}</td>
-                  <td>{t.kernel || '—'}</td>
+                  <td className="trace-cell">
+                    <span className="trace-name" title={t.name} data-testid="trace-row-name">{t.name}</span>
+                    <span className="trace-upload" data-testid="trace-row-upload">
+                      <time dateTime={t.created_at} title={`uploaded ${t.created_at} (UTC)`}>{formatUploadTime(t.created_at)}</time>
+                      {' · '}<span title={`${t.bytes_in.toLocaleString('en')} bytes as uploaded`}>{formatBytes(t.bytes_in)}</span>
+                      {' · '}<span title={`trace id ${t.id}`}>#{t.id.slice(0, 6)}</span>
+                    </span>
+                  </td>
+                  <td className="clip" title={t.format}>{t.format}</td>
+                  <td className="clip" title={t.kernel || undefined}>{t.kernel || '—'}</td>
                   <td className="num">{t.cpus}</td>
                   <td className="num">{formatDuration(t.t_last_ns - t.t_first_ns)}</td>
                   <td className="num" data-testid="trace-row-events">{t.events.toLocaleString('en')}</td>
@@ -235,8 +256,10 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
                   </td>
                   <td>
                     <div className="row-actions">
-                      <button type="button" className="button" onClick={() => onOpenServer(t.id)}>Open</button>
-                      <button type="button" className="button danger" onClick={() => onDelete(t)}>Delete</button>
+                      <button type="button" className="button" onClick={() => onOpenServer(t.id)} data-testid="trace-row-open"
+                        aria-label={`Open ${t.name}`}>Open</button>
+                      <button type="button" className="button danger" onClick={() => onDelete(t)} data-testid="trace-row-delete"
+                        aria-label={`Delete ${t.name}`}>Delete</button>
                     </div>
                   </td>
                 </tr>
@@ -275,7 +298,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     const write = () => {
       lastUrlWrite.current = performance.now()
       const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
-        filter: view.filter, expanded: view.expanded })
+        filter: view.filter, expanded: view.expanded, ...sharesOf(serverId, null) })
       if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
     }
     const t = window.setTimeout(write, Math.max(0, URL_WRITE_MS - (performance.now() - lastUrlWrite.current)))

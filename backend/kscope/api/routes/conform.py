@@ -1,6 +1,6 @@
 """GET /api/traces/{id}/conform: a stored trace replayed through a model (conform_store.py).
 
-Owner token as for the other trace routes (404 without it). 422 when the trace
+Owner or share token as for the other trace read routes (404 without either). 422 when the trace
 has no rseq_update or no scheduling events, or is too large to replay.
 """
 
@@ -11,31 +11,28 @@ from fastapi.concurrency import run_in_threadpool
 
 from kscope import conform_store
 from kscope.api.deps import get_store
+from kscope.api.routes.traces import readable
 from kscope.ingest.sources import InputError
-from kscope.store.store import TraceNotFound, TraceStore
+from kscope.store.store import TraceStore
 
 router = APIRouter(prefix="/traces", tags=["traces"])
 
 Store = Annotated[TraceStore, Depends(get_store)]
 Token = Annotated[str | None, Header(alias="X-Kscope-Token")]
+Share = Annotated[str | None, Header(alias="X-Kscope-Share")]
 
 
 @router.get("/{trace_id}/conform",
             responses={404: {"description": "no such trace, or not with this token"},
                        422: {"description": "no rseq_update or no scheduling events, or too many events"}})
-async def conform_trace(trace_id: str, store: Store, token: Token = None,
+async def conform_trace(trace_id: str, store: Store, token: Token = None, share: Share = None,
                         algo: Annotated[str, Query(pattern="^mm_cid$")] = "mm_cid",
                         variant: Annotated[str, Query(pattern="^(auto|v6\\.12|v6\\.13|v6\\.18)$")] = "auto",
                         resync: Annotated[int, Query(ge=0, le=1)] = 0) -> dict[str, Any]:
     """Every rseq_update's mm_cid beside the model's (the variant of the trace's kernel by default):
     agreement, all disagreements (up to 10,000, in time order) with why, counts by cause, and
     notes on what the trace cannot show."""
-    if not token:
-        raise HTTPException(status_code=404, detail=f"no trace {trace_id!r}")
-    try:
-        rec = store.get(trace_id, token)
-    except TraceNotFound as err:
-        raise HTTPException(status_code=404, detail=str(err)) from err
+    rec = readable(store, trace_id, token, share)  # the owner, or a read-only share token
     try:
         return await run_in_threadpool(conform_store.run_stored, store, rec, variant, bool(resync))
     except InputError as err:

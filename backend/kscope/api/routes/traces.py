@@ -3,6 +3,8 @@
 Every trace belongs to the token returned at upload: send it back as the
 X-Kscope-Token header (or `?token=` where a browser cannot set headers, as
 for EventSource). Without the owner's token a trace does not exist (404).
+The read routes also accept the trace's read-only share token (X-Kscope-Share,
+routes/shares.py); delete and every other change take the owner's token only.
 """
 
 import asyncio
@@ -19,6 +21,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from kscope import trace_topology
 from kscope.api import uploads
 from kscope.api.deps import get_jobs, get_store
+from kscope.api.routes.shares import not_found
 from kscope.api.schemas import (IngestAccepted, IngestProgress, OccupancySummary, SqlRequest, SqlResult,
                                 TraceCreated, TracePublic)
 from kscope.ingest.jobs import Jobs
@@ -34,6 +37,7 @@ ARROW_STREAM = "application/vnd.apache.arrow.stream"
 Store = Annotated[TraceStore, Depends(get_store)]
 JobsDep = Annotated[Jobs, Depends(get_jobs)]
 Token = Annotated[str | None, Header(alias="X-Kscope-Token")]
+Share = Annotated[str | None, Header(alias="X-Kscope-Share")]
 NOT_FOUND = {404: {"description": "no such trace, or not with this token"}}
 
 
@@ -45,12 +49,21 @@ def _public(rec: TraceRecord) -> dict[str, Any]:
 
 
 def _owned(store: TraceStore, trace_id: str, token: str | None) -> TraceRecord:
+    """The trace, for its owner only (changes: delete and such)."""
     if not token:
-        raise HTTPException(status_code=404, detail=f"no trace {trace_id!r}")
+        raise not_found(trace_id)
     try:
         return store.get(trace_id, token)
     except TraceNotFound as err:
-        raise HTTPException(status_code=404, detail=str(err)) from err
+        raise not_found(trace_id) from err
+
+
+def readable(store: TraceStore, trace_id: str, token: str | None, share: str | None) -> TraceRecord:
+    """The trace, for its owner or the holder of its current share token (reads only)."""
+    try:
+        return store.readable(trace_id, token, share)
+    except TraceNotFound as err:
+        raise not_found(trace_id) from err
 
 
 def _bad_input(err: InputError) -> HTTPException:
@@ -120,8 +133,8 @@ def list_traces(store: Store, token: Token = None) -> list[dict[str, Any]]:
 
 
 @router.get("/{trace_id}", response_model=TracePublic, responses=NOT_FOUND)
-def read_trace(trace_id: str, store: Store, token: Token = None) -> dict[str, Any]:
-    return _public(_owned(store, trace_id, token))
+def read_trace(trace_id: str, store: Store, token: Token = None, share: Share = None) -> dict[str, Any]:
+    return _public(readable(store, trace_id, token, share))
 
 
 @router.delete("/{trace_id}", status_code=204, responses=NOT_FOUND)
@@ -168,13 +181,13 @@ def _int_list(text: str | None, what: str) -> list[int] | None:
 
 
 @router.get("/{trace_id}/events", responses={200: {"content": {ARROW_STREAM: {}}}, **NOT_FOUND})
-def read_events(trace_id: str, store: Store, token: Token = None,
+def read_events(trace_id: str, store: Store, token: Token = None, share: Share = None,
                 t0: int | None = None, t1: int | None = None, cpus: str | None = None,
                 types: str | None = None, limit: Annotated[int, Query(gt=0)] = 100_000,
                 format: Annotated[str, Query(pattern="^(arrow|json)$")] = "arrow") -> Response:
     """Events with t0 <= ts_ns < t1 on `cpus` (e.g. 0,3) of `types` (e.g. sched_switch),
     by time: an Arrow IPC stream, or JSON rows with format=json."""
-    _owned(store, trace_id, token)
+    readable(store, trace_id, token, share)
     table = store.events(trace_id, t0, t1, _int_list(cpus, "cpus"),
                          [t for t in types.split(",") if t] if types else None, limit)
     if format == "json":
@@ -186,10 +199,10 @@ def read_events(trace_id: str, store: Store, token: Token = None,
 
 
 @router.get("/{trace_id}/summary", response_model=OccupancySummary, responses=NOT_FOUND)
-def read_summary(trace_id: str, store: Store, token: Token = None, t0: int | None = None,
+def read_summary(trace_id: str, store: Store, token: Token = None, share: Share = None, t0: int | None = None,
                  t1: int | None = None, buckets: Annotated[int, Query(gt=0, le=10_000)] = 500) -> dict[str, Any]:
     """Per-CPU occupancy for a timeline overview (from the summaries written at ingest)."""
-    rec = _owned(store, trace_id, token)
+    rec = readable(store, trace_id, token, share)
     try:
         return store.summary(rec, t0, t1, buckets)
     except ValueError as err:
@@ -199,9 +212,9 @@ def read_summary(trace_id: str, store: Store, token: Token = None, t0: int | Non
 @router.post("/{trace_id}/sql", response_model=SqlResult,
              responses={400: {"description": "not one read-only SELECT"}, 408: {"description": "time limit"},
                         **NOT_FOUND})
-async def run_sql(trace_id: str, body: SqlRequest, store: Store, token: Token = None) -> dict[str, Any]:
+async def run_sql(trace_id: str, body: SqlRequest, store: Store, token: Token = None, share: Share = None) -> dict[str, Any]:
     """One read-only SELECT over the DuckDB view `events`, time-limited (Settings.sql_timeout_s)."""
-    _owned(store, trace_id, token)
+    readable(store, trace_id, token, share)
     try:
         return await run_in_threadpool(store.sql, trace_id, body.sql)
     except SqlRefused as err:
@@ -213,12 +226,12 @@ async def run_sql(trace_id: str, body: SqlRequest, store: Store, token: Token = 
 @router.get("/{trace_id}/topology", responses={200: {"content": {"text/plain": {}}},
                                                204: {"description": "the capture had no topology dump"},
                                                **NOT_FOUND})
-def read_topology(trace_id: str, store: Store, token: Token = None) -> Response:
+def read_topology(trace_id: str, store: Store, token: Token = None, share: Share = None) -> Response:
     """The capture's `# kscope-sysfs:` topology dump ("path<TAB>value" lines), as written at ingest;
     the timeline groups CPU lanes by LLC and NUMA node from it."""
     from kscope.ingest.pipeline import TOPOLOGY_FILE
 
-    _owned(store, trace_id, token)
+    readable(store, trace_id, token, share)
     path = store.trace_dir(trace_id) / TOPOLOGY_FILE
     if not path.is_file():
         return Response(status_code=204)
