@@ -21,6 +21,7 @@ from kscope.api.deps import get_jobs, get_store
 from kscope.api.schemas import (IngestAccepted, IngestProgress, OccupancySummary, SqlRequest, SqlResult,
                                 TraceCreated, TracePublic)
 from kscope.ingest.jobs import Jobs
+from kscope.ingest.native_ingest import NativeIngestFailed
 from kscope.ingest.sources import InputError
 from kscope.store.meta import TraceRecord
 from kscope.store.store import (SqlRefused, SqlTimeout, TraceNotFound, TraceStore, hash_token, new_token,
@@ -73,22 +74,34 @@ async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Tok
     declared = request.headers.get("content-length", "")
     size = int(declared) if declared.isdigit() else 0
     jobs.start(trace_id, hash_token(token), name, size)
-    dest = store.root / "tmp" / f"upload-{trace_id}"
+    # The id's tmp/ entries are claimed before the body lands there (store/tmp_claims.py): if this
+    # process dies mid-ingest, the next start-up sweeps them. Released when the ingest is over.
+    await run_in_threadpool(store.claims.claim, trace_id)
+    handed_off = False
     try:
-        await uploads.receive(request, dest, name, settings.max_upload_bytes,
-                              lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
-    except InputError as err:
-        jobs.fail(trace_id, str(err), err.status)
-        raise _bad_input(err) from err
-    if background:
-        asyncio.get_running_loop().run_in_executor(None, _run_quietly, jobs, store, dest, name, token, trace_id)
-        return JSONResponse(status_code=202, content=IngestAccepted(
-            id=trace_id, token=token, progress_url=f"/api/traces/{trace_id}/progress").model_dump())
-    try:
-        done = await run_in_threadpool(jobs.run, store, dest, name, token, trace_id)
-    except InputError as err:
-        raise _bad_input(err) from err
-    return {**_public(done.record), "token": done.token}
+        dest = store.root / "tmp" / f"upload-{trace_id}"
+        try:
+            await uploads.receive(request, dest, name, settings.max_upload_bytes,
+                                  lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
+        except InputError as err:
+            jobs.fail(trace_id, str(err), err.status)
+            raise _bad_input(err) from err
+        if background:
+            asyncio.get_running_loop().run_in_executor(None, _run_quietly, jobs, store, dest, name, token, trace_id)
+            handed_off = True
+            return JSONResponse(status_code=202, content=IngestAccepted(
+                id=trace_id, token=token, progress_url=f"/api/traces/{trace_id}/progress").model_dump())
+        try:
+            done = await run_in_threadpool(jobs.run, store, dest, name, token, trace_id)
+        except InputError as err:
+            raise _bad_input(err) from err
+        except NativeIngestFailed as err:
+            raise HTTPException(status_code=500, detail=f"{name}: ingest failed, nothing was stored: {err}. "
+                                                        f"Try the upload again.") from err
+        return {**_public(done.record), "token": done.token}
+    finally:
+        if not handed_off:
+            await run_in_threadpool(store.claims.release, trace_id)
 
 
 def _run_quietly(jobs: Jobs, store: TraceStore, dest: Any, name: str, token: str, trace_id: str) -> None:
@@ -96,6 +109,8 @@ def _run_quietly(jobs: Jobs, store: TraceStore, dest: Any, name: str, token: str
         jobs.run(store, dest, name, token, trace_id)
     except Exception:  # recorded in the job; nobody waits on this thread
         pass
+    finally:
+        store.claims.release(trace_id)
 
 
 @router.get("", response_model=list[TracePublic])
