@@ -35,6 +35,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     await app.state.rooms.start()
     yield
     await app.state.rooms.close()
+    pool = getattr(app.state, "ingest_pool", None)
+    if pool is not None:
+        pool.close()
     store = getattr(app.state, "store", None)  # opened on first use (api/deps.py)
     if store is not None:
         store.close()

@@ -71,6 +71,10 @@ class Settings:
     ingest_batch_events: int = 0
     # Threads decoding one text trace side by side (files over 32 MiB); 0: one per CPU, at most 4.
     ingest_decode_threads: int = 0
+    # Ingests a server runs at once (each a kscope-ingest process), and how many more may wait
+    # their turn; past that an upload is refused with 503 + Retry-After before its body is read.
+    ingest_workers: int = 2
+    ingest_queue: int = 64
     # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
     sql_timeout_s: float = 10.0
     sql_max_rows: int = 100_000

@@ -21,8 +21,12 @@ from typing import Any
 
 METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
            zipfile.ZIP_LZMA: "lzma"}
-# Compressed bytes read from the file at a time (the output limit is the caller's `n`).
-CHUNK = 64 * 1024
+# Compressed bytes read from the file at a time (the output limit is the caller's `n`): small, so
+# the count of compressed bytes consumed (the ratio's denominator) is never far ahead of the output.
+CHUNK = 8 * 1024
+# The LZMA decoder allocates the dictionary its header declares (up to 4 GiB) before any data:
+# larger than any preset (xz -9: 64 MiB) is refused.
+MAX_LZMA_DICT = 64 << 20
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, (fields we do not need), name and extra lengths
 
 
@@ -76,6 +80,10 @@ class MemberReader:
             props = self._raw(props_len)
             if len(props) != props_len:
                 raise EOFError("LZMA properties cut short")
+            if len(props) >= 5 and int.from_bytes(props[1:5], "little") > MAX_LZMA_DICT:
+                raise UnsupportedMember(f"{where}: byte {start + 4}: the LZMA stream asks for a "
+                                        f"{int.from_bytes(props[1:5], 'little')}-byte dictionary, over the "
+                                        f"{MAX_LZMA_DICT} bytes kscope allows (xz -9 uses 64 MiB)")
             try:
                 lzma1 = lzma._decode_filter_properties(lzma.FILTER_LZMA1, props)  # as zipfile does
             except lzma.LZMAError as err:
