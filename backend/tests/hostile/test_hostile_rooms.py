@@ -229,11 +229,13 @@ def test_one_vote_per_socket_not_per_claimed_id(server: str) -> None:
             await _next(p, "tally")
             for i in range(30):
                 async with websockets.connect(_ws(server, code, f"role=follower&client=voter-{i}")) as f:
+                    await f.send(json.dumps({"type": "hello", "since": 0}))
                     await _next(f, "quiz")
                     for _ in range(3):  # the same socket answering again replaces its vote
                         await f.send(json.dumps({"type": "answer", "quiz_id": "q1", "choice": "a"}))
                     await _next(p, "tally")
             async with websockets.connect(_ws(server, code, "role=follower&client=honest")) as f:
+                await f.send(json.dumps({"type": "hello", "since": 0}))
                 await _next(f, "quiz")
                 await f.send(json.dumps({"type": "answer", "quiz_id": "q1", "choice": "b"}))
                 deadline = time.monotonic() + 5
