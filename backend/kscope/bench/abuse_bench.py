@@ -7,8 +7,8 @@ trace for the queries, opens a room with its presenter, then at once:
 - `followers` follower sockets joining the room while the presenter sends states;
 - `queries` SQL queries over the first trace;
 
-and probes GET /api/health every 50 ms throughout (from its own thread and client, so the
-bench's event loop reading the sockets does not delay the probe). Then it checks:
+and probes GET /api/health every 50 ms throughout (from its own process, so the bench's
+event loop reading the sockets does not delay the probe). Then it checks:
 
 - errors: transport failures, or answers other than success or a clean refusal (a 4xx,
   or 503 with Retry-After, each with a `detail`) — must be 0;
@@ -80,28 +80,49 @@ def _rss_mb(pid: int) -> tuple[float, float]:
     return round(fields.get("VmRSS", 0.0), 1), round(fields.get("VmHWM", 0.0), 1)
 
 
-class _HealthProbe(threading.Thread):
-    """GET /api/health every HEALTH_EVERY_S until stopped; latencies in seconds, failures counted."""
+# The health probe runs in its own process: in this one, the bench's event loop reading 300
+# sockets would hold the GIL and delay the probe's own reads (measuring the client, not the server).
+_PROBE = r"""
+import json, sys, threading, time
+import httpx
+base, every = sys.argv[1], float(sys.argv[2])
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+latencies, failures = [], []
+with httpx.Client(timeout=30) as client:
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        try:
+            r = client.get(base + "/api/health")
+            if r.status_code != 200:
+                failures.append("health answered %d" % r.status_code)
+        except httpx.HTTPError as err:
+            failures.append("health: %s: %s" % (type(err).__name__, err))
+        latencies.append(time.perf_counter() - t0)
+        stop.wait(every)
+print(json.dumps({"latencies": latencies, "failures": failures}))
+"""
+
+
+class _HealthProbe:
+    """GET /api/health every HEALTH_EVERY_S from a child process until finish(); latencies in s."""
 
     def __init__(self, base: str) -> None:
-        super().__init__(name="kscope-bench-health", daemon=True)
-        self.base = base
+        import subprocess
+
+        self.proc = subprocess.Popen([sys.executable, "-c", _PROBE, base, str(HEALTH_EVERY_S)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.latencies: list[float] = []
         self.failures: list[str] = []
-        self.stop = threading.Event()
 
-    def run(self) -> None:
-        with httpx.Client(timeout=30) as client:
-            while not self.stop.is_set():
-                t0 = time.perf_counter()
-                try:
-                    r = client.get(f"{self.base}/api/health")
-                    if r.status_code != 200:
-                        self.failures.append(f"health answered {r.status_code}")
-                except httpx.HTTPError as err:
-                    self.failures.append(f"health: {type(err).__name__}: {err}")
-                self.latencies.append(time.perf_counter() - t0)
-                self.stop.wait(HEALTH_EVERY_S)
+    def finish(self) -> None:
+        out, _ = self.proc.communicate("stop\n", timeout=60)
+        try:
+            result = json.loads(out)
+        except ValueError:
+            self.failures.append(f"the health probe printed no result (exit {self.proc.returncode})")
+            return
+        self.latencies, self.failures = result["latencies"], result["failures"]
 
 
 def _clean_refusal(r: httpx.Response) -> bool:
@@ -279,7 +300,7 @@ def run(uploads: int = 50, followers: int = 300, queries: int = 20, upload_event
                 rss_before, _ = _rss_mb(pid)
                 say(f"storm: {uploads} uploads + {followers} followers + {queries} SQL queries at once")
                 probe = _HealthProbe(base)
-                probe.start()
+                time.sleep(0.5)  # the probe's interpreter is up before the storm starts
                 rss_samples: list[float] = []
                 sampling = threading.Event()
 
@@ -292,9 +313,8 @@ def run(uploads: int = 50, followers: int = 300, queries: int = 20, upload_event
                 try:
                     result = asyncio.run(_storm(base, first, files, followers, queries))
                 finally:
-                    probe.stop.set()
+                    probe.finish()
                     sampling.set()
-                    probe.join()
                     sampler.join()
                 rss_after, rss_peak = _rss_mb(pid)
         except local_servers.ServerFailed as err:
@@ -343,7 +363,7 @@ def _document(result: dict[str, Any], probe: _HealthProbe, uploads: int, followe
         "load_average_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
         "measure": "one kscope serve on 127.0.0.1 (memory broker), the bench client on the same cores; "
-                   "health probed every 50 ms from its own thread",
+                   "health probed every 50 ms from its own process",
     }
 
 
