@@ -3,12 +3,13 @@
 Without it every upload's ingest took a thread of the shared pool that also runs the
 API's plain `def` routes, so 50 uploads at once meant 40 kscope-ingest processes on 2
 cores, ~50 MB each, and every other request queued behind them (issue 20, "load held").
-Now `ingest_workers` ingests run at once; up to `ingest_queue` more wait their turn (their
+Now `ingest_workers` ingests run at once, `ingest_nice` levels below the event loop; up to `ingest_queue` more wait their turn (their
 bodies are on disk already); past that an upload is refused before its body is read:
 503 with Retry-After, nothing stored.
 """
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,11 +28,25 @@ class IngestQueueFull(RuntimeError):
         self.retry_after_s = RETRY_AFTER_S
 
 
+def _lower_priority(increment: int) -> None:
+    """This thread (and the kscope-ingest processes it starts, which inherit it) runs `increment`
+    nice levels below the rest of the server: on a busy machine the event loop, which answers
+    every request, gets the CPU before a batch ingest does. Linux nice values are per thread."""
+    if increment <= 0:
+        return
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + increment))
+    except OSError:
+        pass
+
+
 class IngestPool:
     def __init__(self, settings: Settings) -> None:
         self.workers = max(1, settings.ingest_workers)
         self.limit = self.workers + max(0, settings.ingest_queue)
-        self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="kscope-ingest")
+        self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="kscope-ingest",
+                                            initializer=_lower_priority, initargs=(settings.ingest_nice,))
         self._lock = threading.Lock()
         self._admitted = 0  # running + waiting + admitted uploads still receiving their body
 

@@ -73,8 +73,10 @@ class Settings:
     ingest_decode_threads: int = 0
     # Ingests a server runs at once (each a kscope-ingest process), and how many more may wait
     # their turn; past that an upload is refused with 503 + Retry-After before its body is read.
+    # They run ingest_nice levels below the event loop (threads and kscope-ingest processes).
     ingest_workers: int = 2
     ingest_queue: int = 64
+    ingest_nice: int = 10
     # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
     sql_timeout_s: float = 10.0
     sql_max_rows: int = 100_000
