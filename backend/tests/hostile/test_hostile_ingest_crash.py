@@ -6,7 +6,7 @@
 - kill -9 of the child alone: the client used to get a bare `500 Internal Server Error`;
   now the answer says the ingest process died, and of which signal.
 
-Real `kscope serve` processes on loopback, a ~250 MB trace made here."""
+Real `kscope serve` processes on loopback, a ~100 MB trace made here."""
 
 import os
 import signal
@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kscope.bench.abuse_bench import write_ftrace
 from kscope.store import tmp_claims
 
-from big_trace import write_big_ftrace
 from server_support import alive, children, start_server, wait_for
 
 # The child must be gone this soon after its server is killed.
@@ -30,7 +30,7 @@ CHILD_GONE_S = 1.0
 
 @pytest.fixture(scope="module")
 def big_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_big_ftrace(tmp_path_factory.mktemp("big") / "big.txt", events=1_500_000)
+    return write_ftrace(tmp_path_factory.mktemp("big") / "big.txt", events=600_000)
 
 
 def _ingest_child(server_pid: int, timeout: float = 30.0) -> int:
