@@ -85,3 +85,50 @@ def wait_for(predicate, timeout: float, step: float = 0.01) -> float | None:  # 
             return time.monotonic() - t0
         time.sleep(step)
     return None
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of a process now (/proc/PID/status VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+class Watch:
+    """While a block runs: the server's peak RSS (sampled every 10 ms) and /api/health latencies
+    (probed every 20 ms from a thread of this process)."""
+
+    def __init__(self, server: Server) -> None:
+        import threading
+
+        self.server = server
+        self.peak_rss = rss_bytes(server.proc.pid)
+        self.health: list[float] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._rss, daemon=True),
+                         threading.Thread(target=self._probe, daemon=True)]
+
+    def _rss(self) -> None:
+        while not self._stop.wait(0.01):
+            self.peak_rss = max(self.peak_rss, rss_bytes(self.server.proc.pid))
+
+    def _probe(self) -> None:
+        import httpx
+
+        with httpx.Client(timeout=30) as client:
+            while not self._stop.is_set():
+                t0 = time.monotonic()
+                client.get(f"{self.server.url}/api/health")
+                self.health.append(time.monotonic() - t0)
+                self._stop.wait(0.02)
+
+    def __enter__(self) -> "Watch":
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join()

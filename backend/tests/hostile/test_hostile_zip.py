@@ -10,15 +10,19 @@ import tracemalloc
 import zipfile
 from pathlib import Path
 
+import httpx
 import pytest
 
 from kscope.ingest.sources import InputError, Limits, decompress
+from server_support import Watch, rss_bytes, start_server
 
 BOMB_BYTES = 24 << 20
 # Python memory allowed at once while refusing a bomb: a few 1 MiB pieces, plus for LZMA the
 # dictionary its header declares (8 MiB at zipfile's default preset), which liblzma allocates
 # through Python's allocator.
 BUDGET = {"bzip2": 6 << 20, "deflate": 6 << 20, "lzma": 14 << 20}
+# The server's RSS growth allowed while it refuses one (its allocator keeps some of what it frees).
+SERVER_BUDGET = 20 << 20
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +108,29 @@ def test_zip_lzma_member_declaring_a_huge_dictionary_is_refused(tmp_path: Path) 
         decompress(path, "dict.zip", "zip", tmp_path / "out", Limits(max_bytes=1 << 30, max_ratio=500))
     assert info.value.status == 415
     assert "dict.zip:t.txt" in str(info.value) and "4294967295-byte dictionary" in str(info.value)
+
+
+def test_zip_bomb_upload_server_memory_and_health(bombs: dict[str, Path], tmp_path: Path) -> None:
+    """The same bombs uploaded to a real server: each refused with 413 naming the member, the
+    server's RSS moves by less than SERVER_BUDGET while it refuses, /api/health stays quick."""
+    data = tmp_path / "data"
+    data.mkdir()
+    server = start_server(data)
+    try:
+        warm = tmp_path / "warm.zip"  # the first ingest's imports and buffers are not the bomb's
+        with zipfile.ZipFile(warm, "w", zipfile.ZIP_BZIP2) as z:
+            z.writestr("t.txt", b"not a trace\n")
+        httpx.post(f"{server.url}/api/traces", params={"name": "warm.zip"}, content=warm.read_bytes(), timeout=60)
+        for method in ("bzip2", "lzma"):
+            before = rss_bytes(server.proc.pid)
+            with Watch(server) as watch:
+                r = httpx.post(f"{server.url}/api/traces", params={"name": bombs[method].name},
+                               content=bombs[method].read_bytes(), timeout=60)
+            grew = watch.peak_rss - before
+            print(f"{method}: server RSS +{grew} bytes refusing it, health max {max(watch.health):.3f} s")
+            assert r.status_code == 413 and f"{bombs[method].name}:trace.txt" in r.json()["detail"], r.text
+            assert grew < SERVER_BUDGET, f"{method}: the server grew by {grew} bytes refusing a zip bomb"
+            assert max(watch.health) < 0.5, watch.health
+        assert list((data / "tmp").iterdir()) == []
+    finally:
+        server.stop()
