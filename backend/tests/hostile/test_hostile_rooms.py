@@ -25,7 +25,7 @@ import websockets
 from kscope.core.config import Settings
 from kscope.rooms.model import RoomsFull, RoomsRateLimited
 from rooms_support import redis_server
-from server_support import start_server
+from server_support import Server, Watch, start_server
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +143,7 @@ def _client(address: str = "127.0.0.1") -> httpx.Client:
 
 
 @pytest.fixture(params=["memory", "redis"])
-def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     env = {"room_create_per_address": "10", "room_max_followers_per_address": "5"}
     if request.param == "redis":
         url = request.getfixturevalue("redis_url")
@@ -155,14 +155,16 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     data.mkdir()
     s = start_server(data, **env)
     try:
-        yield s.url
+        yield s
     finally:
         s.stop()
 
 
-def test_room_flood_gets_429_with_retry_after_and_others_still_create(server: str) -> None:
-    with _client() as c:
-        answers = [c.post(f"{server}/api/rooms", json={"lesson": "mm_cid"}) for _ in range(40)]
+def test_room_flood_gets_429_with_retry_after_and_others_still_create(server: Server) -> None:
+    with Watch(server) as watch, _client() as c:
+        answers = [c.post(f"{server.url}/api/rooms", json={"lesson": "mm_cid"}) for _ in range(200)]
+    assert max(watch.health) < 0.5, max(watch.health)
+    server = server.url
     codes = [r.status_code for r in answers]
     assert codes[:10] == [201] * 10 and set(codes[10:]) == {429}, codes
     refused = answers[10]
@@ -187,7 +189,8 @@ async def _next(ws: Any, kind: str, timeout: float = 5) -> dict[str, Any]:
     return await asyncio.wait_for(read(), timeout)
 
 
-def test_made_up_followers_from_one_address_cannot_fill_a_room(server: str) -> None:
+def test_made_up_followers_from_one_address_cannot_fill_a_room(server: Server) -> None:
+    server = server.url
     with _client() as c:
         room = c.post(f"{server}/api/rooms", json={"lesson": "mm_cid"}).json()
     code = room["code"]
@@ -215,9 +218,10 @@ def test_made_up_followers_from_one_address_cannot_fill_a_room(server: str) -> N
     asyncio.run(scenario())
 
 
-def test_one_vote_per_socket_not_per_claimed_id(server: str) -> None:
+def test_one_vote_per_socket_not_per_claimed_id(server: Server) -> None:
     """The 200-votes attack: connect with a made-up id, vote, leave, again and again. Before,
     each id's vote stayed; now a vote lasts as long as its socket."""
+    server = server.url
     with _client() as c:
         room = c.post(f"{server}/api/rooms", json={"lesson": "mm_cid"}).json()
     code, token = room["code"], room["presenter_token"]
