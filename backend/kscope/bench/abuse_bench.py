@@ -70,6 +70,13 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def _cpu_s(pid: int) -> tuple[float, float]:
+    """User + system CPU seconds of a process, and of its children it waited for (/proc/PID/stat 14-17)."""
+    fields = [int(x) for x in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:15]]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (fields[0] + fields[1]) / tick, (fields[2] + fields[3]) / tick
+
+
 def _rss_mb(pid: int) -> tuple[float, float]:
     """(current RSS, peak RSS) of a process in MB, from /proc/PID/status."""
     fields = {}
@@ -298,6 +305,7 @@ def run(uploads: int = 50, followers: int = 300, queries: int = 20, upload_event
                         raise BenchFailed(f"the SQL trace was not stored: {r.status_code} {r.text[:200]}")
                     first = {"id": r.json()["id"], "token": r.json()["token"]}
                 rss_before, _ = _rss_mb(pid)
+                cpu_before, client_before = _cpu_s(pid), time.process_time()
                 say(f"storm: {uploads} uploads + {followers} followers + {queries} SQL queries at once")
                 probe = _HealthProbe(base)
                 time.sleep(0.5)  # the probe's interpreter is up before the storm starts
@@ -317,15 +325,19 @@ def run(uploads: int = 50, followers: int = 300, queries: int = 20, upload_event
                     sampling.set()
                     sampler.join()
                 rss_after, rss_peak = _rss_mb(pid)
+                cpu_after = _cpu_s(pid)
+                cpu = {"server_s": round(cpu_after[0] - cpu_before[0], 2),
+                       "ingest_processes_s": round(cpu_after[1] - cpu_before[1], 2),
+                       "bench_client_s": round(time.process_time() - client_before, 2)}
         except local_servers.ServerFailed as err:
             raise BenchFailed(str(err)) from err
     return _document(result, probe, uploads, followers, queries, upload_events, sql_events,
                      {"before": rss_before, "after": rss_after, "peak_sampled": max(rss_samples, default=0.0),
-                      "peak_hwm": rss_peak})
+                      "peak_hwm": rss_peak}, cpu)
 
 
 def _document(result: dict[str, Any], probe: _HealthProbe, uploads: int, followers: int, queries: int,
-              upload_events: int, sql_events: int, rss: dict[str, float]) -> dict[str, Any]:
+              upload_events: int, sql_events: int, rss: dict[str, float], cpu: dict[str, float]) -> dict[str, Any]:
     up, q, room = result["uploads"], result["sql"], result["room"]
     upload_errors = [o["error"] for o in up if "error" in o]
     sql_errors = [o["error"] for o in q if "error" in o]
@@ -356,6 +368,9 @@ def _document(result: dict[str, Any], probe: _HealthProbe, uploads: int, followe
         "room": room,
         "health": health,
         "server_rss_mb": rss,
+        # CPU used during the storm: the server process, the kscope-ingest processes it ran, and
+        # this bench's own process (the clients, on the same cores).
+        "cpu": cpu,
         "errors": errors,
         "lost": lost,
         "checks": checks,
@@ -380,7 +395,10 @@ def render(doc: dict[str, Any]) -> str:
         f"{room['got_final_state']} got the last state, {room['error_count']} errors",
         f"  health: {health['samples']} probes, p50 {health['p50_s'] * 1000:.1f} ms, "
         f"p99 {health['p99_s'] * 1000:.1f} ms, max {health['max_s'] * 1000:.1f} ms, {health['failures']} failures",
-        f"  server RSS: {doc['server_rss_mb']['before']} MB before, peak {doc['server_rss_mb']['peak_hwm']} MB",
+        f"  server RSS: {doc['server_rss_mb']['before']} MB before, peak {doc['server_rss_mb']['peak_hwm']} MB; "
+        f"CPU during the storm: server {doc['cpu']['server_s']} s, kscope-ingest {doc['cpu']['ingest_processes_s']} s, "
+        f"bench clients {doc['cpu']['bench_client_s']} s; "
+        f"load average {doc['load_average_1m']} on {doc['cpus']} CPUs",
         "  " + ", ".join(f"{name}: {'yes' if ok else 'NO'}" for name, ok in doc["checks"].items()),
     ]
     return "\n".join(lines)
