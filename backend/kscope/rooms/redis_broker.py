@@ -21,6 +21,8 @@ to many more rooms).
 Simplification: a backend process that dies without closing its sockets leaves its
 followers count in the hash until the room expires (the presenter's follower count
 is then too high); its followers reconnect to another process and are counted there.
+Likewise the answers of its sockets stay counted until the room expires (a socket's
+answer is withdrawn when it closes, and a process killed with -9 closes nothing).
 """
 
 import asyncio
