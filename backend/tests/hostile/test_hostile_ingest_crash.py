@@ -8,6 +8,7 @@
 
 Real `kscope serve` processes on loopback, a ~100 MB trace made here."""
 
+import json
 import os
 import signal
 import subprocess
@@ -146,3 +147,20 @@ def test_sweep_removes_old_unlocked_leftovers_only(tmp_path: Path) -> None:
     os.utime(tmp / "oldwork", (past, past))
     assert sorted(tmp_claims.sweep(tmp)) == ["oldwork", "upload-old"]
     assert [p.name for p in tmp.iterdir()] == ["upload-new"]
+
+
+def test_ingest_program_refuses_to_start_when_its_parent_is_already_gone(tmp_path: Path) -> None:
+    """The race PR_SET_PDEATHSIG alone misses: the parent died before the child set it up. The
+    program is told its parent's pid and checks getppid() right after."""
+    from kscope.core.config import Settings
+
+    program = Settings().ingest_program
+    trace = write_ftrace(tmp_path / "t.txt", 100)
+    (tmp_path / "out").mkdir()
+    gone = subprocess.run([str(program), "--format", "ftrace", str(trace), str(tmp_path / "out"),
+                           "--parent", "999999999"], capture_output=True, text=True)
+    assert gone.returncode == 1 and "parent process 999999999 is gone; not starting" in gone.stderr
+    ok = subprocess.run([str(program), "--format", "ftrace", str(trace), str(tmp_path / "out"),
+                         "--parent", str(os.getpid())], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["events"] == 100
