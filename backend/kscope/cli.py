@@ -121,6 +121,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
             return EXIT_FAILURE
         _emit(document, args.json, rooms_bench.render)
         return EXIT_OK
+    if args.target == "abuse":
+        from kscope.bench import abuse_bench
+
+        try:
+            document = abuse_bench.run(args.uploads, args.followers, args.queries,
+                                       progress=lambda m: print(f"kscope bench abuse: {m}", file=sys.stderr))
+        except abuse_bench.BenchFailed as err:
+            print(f"kscope: bench abuse: {err}", file=sys.stderr)
+            return EXIT_FAILURE
+        _emit(document, args.json, abuse_bench.render)
+        return EXIT_OK if document["passed"] else EXIT_FAILURE
     if args.target == "ingest":
         document = ingest_bench.run(args.events if args.events != 5_000_000 else 1_000_000, args.big,
                                     dat_events=args.dat_events)
@@ -499,10 +510,12 @@ def _add_capture_vm_parser(sub: Any) -> None:
 
 def _add_bench_parser(sub: Any) -> None:
     bench = sub.add_parser("bench", help="benchmarks of the C core, native and wasm (figures, not tests)")
-    bench.add_argument("target", choices=["core", "frame", "ingest", "rooms"],
+    bench.add_argument("target", choices=["core", "frame", "ingest", "rooms", "abuse"],
                        help="core: events/s native vs wasm; frame: one animation frame of 480 CPUs in wasm; "
                             "ingest: real-trace ingest (MB/s, RSS, bytes/event, summary latency); "
-                            "rooms: step-broadcast latency to WebSocket followers, 1 and 2 backends")
+                            "rooms: step-broadcast latency to WebSocket followers, 1 and 2 backends; "
+                            "abuse: uploads + room followers + SQL at once against one server (errors, "
+                            "lost, health p99)")
     bench.add_argument("--events", type=_positive, default=5_000_000,
                        help="core: events per run (default 5M); ingest: the small trace (default 1M)")
     bench.add_argument("--big", type=_non_negative, default=10_000_000,
@@ -514,7 +527,10 @@ def _add_bench_parser(sub: Any) -> None:
     bench.add_argument("--tick", type=_duration, default=100_000, metavar="DURATION",
                        help="frame: simulated time per frame (default 100us)")
     bench.add_argument("--warmup", type=int, default=10, help="frame: untimed frames first (default 10)")
-    bench.add_argument("--followers", type=_positive, default=300, help="rooms: follower sockets (default 300)")
+    bench.add_argument("--followers", type=_positive, default=300,
+                       help="rooms, abuse: follower sockets (default 300)")
+    bench.add_argument("--uploads", type=_positive, default=50, help="abuse: concurrent uploads (default 50)")
+    bench.add_argument("--queries", type=_positive, default=20, help="abuse: concurrent SQL queries (default 20)")
     bench.add_argument("--backends", type=int, choices=[1, 2],
                        help="rooms: 1 (memory broker) or 2 (Redis); default: both, with the p99 ratio")
     bench.add_argument("--steps", type=_positive, default=100, help="rooms: states the presenter sends (default 100)")

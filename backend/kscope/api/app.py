@@ -2,6 +2,7 @@
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -14,6 +15,7 @@ from kscope.core.config import Settings, get_settings
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
 from kscope.rooms.broker import make_broker
 from kscope.rooms.hub import Hub
+from kscope.store import tmp_claims
 
 
 async def _core_missing(_: Request, exc: Exception) -> JSONResponse:
@@ -26,10 +28,16 @@ async def _core_failed(_: Request, exc: Exception) -> JSONResponse:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Ingests left under tmp/ by a process that died (kill -9 mid-ingest) are removed now,
+    # not when the store first opens (store/tmp_claims.py; live processes' ingests are locked).
+    tmp_claims.sweep(Path(app.state.settings.data_dir) / "tmp")
     app.state.rooms = Hub(app.state.settings, make_broker(app.state.settings))
     await app.state.rooms.start()
     yield
     await app.state.rooms.close()
+    pool = getattr(app.state, "ingest_pool", None)
+    if pool is not None:
+        pool.close()
     store = getattr(app.state, "store", None)  # opened on first use (api/deps.py)
     if store is not None:
         store.close()

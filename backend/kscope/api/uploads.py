@@ -10,8 +10,13 @@ from pathlib import Path
 
 from fastapi import Request
 from starlette.datastructures import UploadFile
+from fastapi.concurrency import run_in_threadpool
 
 from kscope.ingest.sources import InputError
+
+
+# Body bytes gathered before one write (on a worker thread).
+WRITE_BYTES = 1 << 20
 
 
 async def receive(request: Request, dest: Path, name: str, limit: int,
@@ -22,15 +27,25 @@ async def receive(request: Request, dest: Path, name: str, limit: int,
         raise InputError(f"{name}: byte {limit}: upload of {declared} bytes is over the {limit} byte limit",
                          status=413)
     total = 0
+    pending: list[bytes] = []
+    pending_bytes = 0
     try:
         with open(dest, "wb") as out:
             async for chunk in request.stream():
                 total += len(chunk)
                 if total > limit:
                     raise InputError(f"{name}: byte {limit}: upload is over the {limit} byte limit", status=413)
-                out.write(chunk)
+                pending.append(chunk)
+                pending_bytes += len(chunk)
+                if pending_bytes >= WRITE_BYTES:
+                    # Off the event loop: a write can wait seconds when the kernel throttles dirty
+                    # pages (50 uploads at once on a busy disk), and the loop serves everyone.
+                    await run_in_threadpool(out.write, b"".join(pending))
+                    pending, pending_bytes = [], 0
                 if on_progress:
                     on_progress(total)
+            if pending:
+                await run_in_threadpool(out.write, b"".join(pending))
     except BaseException:
         dest.unlink(missing_ok=True)
         raise
@@ -76,12 +91,17 @@ async def receive_form(request: Request, dest: Path, name: str, limit: int, topo
             data = await topo.read(topology_limit + 1)
             dump, described = trace_topology.read_topology_bytes(data, topo_name)
             attached = AttachedTopology(dump, described, topo_name)
-        with open(dest, "wb") as out:
-            await trace.seek(0)
-            shutil.copyfileobj(trace.file, out, 1 << 20)
+        await trace.seek(0)
+        await run_in_threadpool(_copy_file, trace.file, dest)
         return trace_name, attached
     except BaseException:
         dest.unlink(missing_ok=True)
         raise
     finally:
         await form.close()
+
+
+def _copy_file(src, dest: Path) -> None:
+    """Copies an spooled upload part to dest, 1 MiB at a time (off the event loop)."""
+    with open(dest, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)

@@ -53,7 +53,9 @@ def _redis() -> Iterator[str]:
 @contextmanager
 def _backends(count: int, followers: int) -> Iterator[tuple[list[str], list[int]]]:
     with ExitStack() as stack:
-        env = {**os.environ, "KSCOPE_ROOM_MAX_FOLLOWERS": str(followers + 10), "KSCOPE_REDIS_URL": ""}
+        # Every follower comes from 127.0.0.1: the per-address cap must let them all in.
+        env = {**os.environ, "KSCOPE_ROOM_MAX_FOLLOWERS": str(followers + 10),
+               "KSCOPE_ROOM_MAX_FOLLOWERS_PER_ADDRESS": str(followers + 10), "KSCOPE_REDIS_URL": ""}
         urls, pids = [], []
         try:
             if count > 1:

@@ -76,6 +76,12 @@ class Settings:
     ingest_batch_events: int = 0
     # Threads decoding one text trace side by side (files over 32 MiB); 0: one per CPU, at most 4.
     ingest_decode_threads: int = 0
+    # Ingests a server runs at once (each a kscope-ingest process), and how many more may wait
+    # their turn; past that an upload is refused with 503 + Retry-After before its body is read.
+    # They run ingest_nice levels below the event loop (threads and kscope-ingest processes).
+    ingest_workers: int = 2
+    ingest_queue: int = 64
+    ingest_nice: int = 10
     # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
     sql_timeout_s: float = 10.0
     sql_max_rows: int = 100_000
@@ -95,6 +101,18 @@ class Settings:
     # Follower frames per second per socket (bursts of twice that); more get an error reply.
     room_client_rate: float = 20.0
     room_sweep_s: float = 5.0
+    # Fair use (issue 20: one client created 996 rooms in 2.4 s and shut everyone out for 4 h;
+    # one filled a room with 500 made-up followers). Per client address (the TCP peer, or what a
+    # trusted proxy forwards): rooms it may create per room_create_window_s seconds, rooms it
+    # created that may be alive at once, and follower sockets it may hold in one room (per
+    # process). Past a limit POST /api/rooms answers 429 with Retry-After, a follower socket is
+    # refused with 4429. A room nobody has presented in yet expires room_unpresented_ttl_s after
+    # it was made (a presenter's activity gives it room_ttl_s).
+    room_create_per_address: int = 10
+    room_create_window_s: float = 600.0
+    room_max_rooms_per_address: int = 20
+    room_max_followers_per_address: int = 60
+    room_unpresented_ttl_s: float = 900.0
     # Rooms in Redis (redis://host:port/db) so several backend processes serve one room
     # through pub/sub; empty: rooms live in this process.
     redis_url: str = ""

@@ -13,6 +13,7 @@ server's ingest runs with its memory in another process and returns it when done
 """
 
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -43,7 +44,7 @@ def run(data: Path, format_name: str, work: Path, settings: Settings,
     """Decodes `data` (format_name: a registered format) into `work`; the program's report."""
     argv = [str(program(settings)), "--format", format_name, str(data), str(work),
             "--threads", str(settings.ingest_decode_threads), "--batch", str(settings.ingest_batch_events),
-            "--progress"]
+            "--progress", "--parent", str(os.getpid())]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     errors: list[str] = []
 
@@ -72,13 +73,24 @@ def run(data: Path, format_name: str, work: Path, settings: Settings,
         raise
     finally:
         reader.join()
+    if code < 0:
+        said = f" (it said: {'; '.join(errors)})" if errors else ""
+        raise NativeIngestFailed(f"the ingest process kscope-ingest (pid {proc.pid}) was killed by "
+                                 f"{_signal_name(-code)} before it finished{said}")
     if code != 0:
-        what = "; ".join(errors) or (f"killed by signal {-code}" if code < 0 else f"exit status {code}")
+        what = "; ".join(errors) or f"exit status {code}"
         raise NativeIngestFailed(f"kscope-ingest: {what}")
     try:
         return json.loads(out)
     except ValueError as err:
         raise NativeIngestFailed(f"kscope-ingest printed no report ({err}): {out[:200]!r}") from err
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def by_type(report: dict[str, Any]) -> dict[str, int]:

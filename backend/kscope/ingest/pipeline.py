@@ -82,8 +82,17 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
     source = name or path.name
     trace_id = trace_id or new_trace_id()
     token = token or new_token()
-    settings = store.settings
     report_progress = progress or (lambda *a: None)
+    store.claims.claim(trace_id)  # before tmp/<id> exists: a crash leaves nothing a sweep would keep
+    try:
+        return _ingest(store, path, source, trace_id, token, report_progress)
+    finally:
+        store.claims.release(trace_id)
+
+
+def _ingest(store: TraceStore, path: Path, source: str, trace_id: str, token: str,
+            report_progress: ProgressFn) -> Ingested:
+    settings = store.settings
     work = store.new_work_dir(trace_id)
     try:
         bytes_in = path.stat().st_size

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kscope.core.config import DECOMPRESSION
+from kscope.ingest import zip_member
 
 # Read in pieces of this size; the ratio is checked once more than this came out (the
 # browser's Open locally does the same: kscope/data/decompression.json).
@@ -74,24 +75,30 @@ class _Counting:
 
 
 def _copy_limited(reader, counter: _Counting, out_path: Path, source: str, kind: str,
-                  limits: Limits) -> int:
+                  limits: Limits, base: int = 0) -> int:
+    """Copies reader to out_path in PIECE reads, refusing past the size or ratio limit.
+
+    counter.pos: compressed bytes consumed so far (the ratio's denominator); base + counter.pos
+    is the byte offset named in messages (base: where the compressed data starts in the file)."""
     written = 0
     with open(out_path, "wb") as out:
         while True:
             try:
                 piece = reader.read(PIECE)
             except (OSError, EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile) as err:
-                raise InputError(f"{source}: byte {counter.pos}: corrupt or truncated {kind} data ({err})") from err
+                raise InputError(f"{source}: byte {base + counter.pos}: corrupt or truncated {kind} data ({err})") from err
+            except InputError:
+                raise
             except Exception as err:  # zstandard.ZstdError and such
-                raise InputError(f"{source}: byte {counter.pos}: corrupt or truncated {kind} data ({err})") from err
+                raise InputError(f"{source}: byte {base + counter.pos}: corrupt or truncated {kind} data ({err})") from err
             if not piece:
                 return written
             written += len(piece)
             if written > limits.max_bytes:
-                raise InputError(f"{source}: byte {counter.pos}: {kind} data decompresses to more than "
+                raise InputError(f"{source}: byte {base + counter.pos}: {kind} data decompresses to more than "
                                  f"the {limits.max_bytes} byte limit", status=413)
             if written > PIECE and written > limits.max_ratio * max(counter.pos, 1):
-                raise InputError(f"{source}: byte {counter.pos}: {kind} data expands more than "
+                raise InputError(f"{source}: byte {base + counter.pos}: {kind} data expands more than "
                                  f"{limits.max_ratio}x (a decompression bomb?)", status=413)
             out.write(piece)
 
@@ -121,17 +128,28 @@ def _unzip(path: Path, source: str, out_path: Path, limits: Limits) -> int:
         raise InputError(f"{source}: byte 0: not a readable zip archive ({err})") from err
     with archive:
         members = [m for m in archive.infolist() if not m.is_dir()]
-        if len(members) != 1:
-            names = ", ".join(m.filename for m in members[:5])
-            raise InputError(f"{source}: byte 0: a zip must hold exactly one trace file, "
-                             f"this one holds {len(members)} ({names})")
-        member = members[0]
-        if member.file_size > limits.max_bytes:
-            raise InputError(f"{source}: byte {member.header_offset}: {member.filename} is "
-                             f"{member.file_size} bytes, over the {limits.max_bytes} byte limit", status=413)
-        with open(path, "rb") as raw:
-            counter = _Counting(raw)
-        with archive.open(member) as reader:
-            # Ratio against the member's compressed size (the stream's position is not exposed).
-            counter.pos = member.compress_size
-            return _copy_limited(reader, counter, out_path, f"{source}:{member.filename}", "zip", limits)
+    if len(members) != 1:
+        names = ", ".join(m.filename for m in members[:5])
+        raise InputError(f"{source}: byte 0: a zip must hold exactly one trace file, "
+                         f"this one holds {len(members)} ({names})")
+    member = members[0]
+    where = f"{source}:{member.filename}"
+    if member.file_size > limits.max_bytes:
+        raise InputError(f"{source}: byte {member.header_offset}: {member.filename} is "
+                         f"{member.file_size} bytes, over the {limits.max_bytes} byte limit", status=413)
+    if member.flag_bits & 0x1:
+        raise InputError(f"{where}: byte {member.header_offset}: the member is encrypted; "
+                         f"upload it unencrypted", status=415)
+    with open(path, "rb") as raw:
+        counter = _Counting(raw)
+        try:
+            start = zip_member.data_offset(raw, member, where)
+        except zipfile.BadZipFile as err:
+            raise InputError(f"{where}: byte {member.header_offset}: {err}") from err
+        try:
+            reader = zip_member.MemberReader(counter, member, where, start)
+        except zip_member.UnsupportedMember as err:
+            raise InputError(str(err), status=415) from err
+        except (OSError, EOFError, zipfile.BadZipFile) as err:
+            raise InputError(f"{where}: byte {start + counter.pos}: corrupt or truncated zip data ({err})") from err
+        return _copy_limited(reader, counter, out_path, where, f"zip ({reader.method})", limits, base=start)

@@ -7,8 +7,8 @@ follower who drops (Wi-Fi, a sleeping phone) must catch up without a reload, qui
 collect one answer per student, and nobody but the presenter may drive.
 
 The idea. A room is a small record keyed by a 6-character code: the latest state and
-its sequence number `seq`, the open quiz, the answers to it (one per follower client
-id, so answering again replaces the answer), the revealed answer, an expiry time. A
+its sequence number `seq`, the open quiz, the answers to it (one per open follower
+socket, so answering again replaces the answer, and a closed socket's answer goes), the revealed answer, an expiry time. A
 *broker* holds the records and fans events out; a per-process *hub* holds the
 WebSockets of that process and writes each event to its local sockets.
 
@@ -33,6 +33,10 @@ Invariants.
   (room_max_followers), message size (room_max_message_bytes), and queued messages per
   socket (room_send_queue; a follower that falls that far behind is disconnected and
   catches up on reconnect).
+- Fair use per client address (model.creation_refusal, both brokers): rooms made per
+  window and alive at once (429 + Retry-After), followers per room (4429); a room nobody
+  has presented in expires after room_unpresented_ttl_s, so a flood of empty rooms frees
+  the global cap in minutes, not hours; one vote per open socket.
 - Only a socket that presented the presenter token (its SHA-256 is stored, never the
   token) may send state, quiz_open or reveal; anything else gets an error message and
   keeps its connection.

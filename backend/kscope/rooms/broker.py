@@ -18,8 +18,10 @@ Deliver = Callable[[str, str, dict[str, Any]], None]
 class Broker(Protocol):
     async def start(self, deliver: Deliver) -> None: ...
     async def close(self) -> None: ...
-    async def create(self, lesson: str) -> tuple[Room, str]:
-        """A new room and its presenter token (returned only here)."""
+    async def create(self, lesson: str, address: str = "") -> tuple[Room, str]:
+        """A new room and its presenter token (returned only here). With the client `address`,
+        RoomsRateLimited past its fair-use limits (model.creation_refusal). The room expires
+        room_unpresented_ttl_s from now unless a presenter's activity touches it."""
     async def get(self, code: str) -> Room | None: ...
     async def touch(self, code: str) -> Room:
         """Pushes the expiry to now + TTL (presenter activity)."""
@@ -27,8 +29,11 @@ class Broker(Protocol):
         """Stores the state under the next seq and sends it to all; returns the seq."""
     async def open_quiz(self, code: str, quiz: dict[str, Any]) -> None:
         """Opens `quiz` (a new id clears the answers; the same id keeps them)."""
-    async def answer(self, code: str, client: str, quiz_id: str, choice: str) -> None:
-        """Records (or replaces) `client`'s answer and sends the tally to the presenter."""
+    async def answer(self, code: str, voter: str, quiz_id: str, choice: str) -> None:
+        """Records (or replaces) the answer of `voter` (a follower connection's server-made id:
+        one vote per connection, whatever client id it claims) and sends the tally to the presenter."""
+    async def withdraw(self, code: str, voter: str) -> None:
+        """Drops `voter`'s answer (its connection closed); sends the tally if it had one."""
     async def reveal(self, code: str, quiz_id: str, answer: str) -> None: ...
     async def set_followers(self, code: str, local_count: int) -> None:
         """This process now has `local_count` followers in the room; sends the total to the presenter."""

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,10 @@ class Connection:
     ws: WebSocket
     code: str
     role: str  # "presenter" | "follower"
-    client: str  # follower client id ("" for a presenter)
+    client: str  # follower client id ("" for a presenter): the client's own name, not trusted
+    address: str = ""  # the client's address (fair-use limits)
+    # This connection's vote key: made here, so one socket casts at most one vote.
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
     # Frames to send, in order: text, ("latest", kind) = the newest frame of that kind, None = close.
     queue: asyncio.Queue[str | tuple[str, str] | None] = field(default_factory=asyncio.Queue)
     latest: dict[str, str] = field(default_factory=dict)
@@ -129,9 +133,10 @@ class Hub:
                 else:
                     conn.offer(text)
 
-    def new_connection(self, ws: WebSocket, code: str, role: str, client: str) -> Connection:
+    def new_connection(self, ws: WebSocket, code: str, role: str, client: str, address: str = "") -> Connection:
         burst = 2.0 * self.settings.room_client_rate
-        return Connection(ws=ws, code=code, role=role, client=client, tokens=burst, refilled=time.monotonic(),
+        return Connection(ws=ws, code=code, role=role, client=client, address=address, tokens=burst,
+                          refilled=time.monotonic(),
                           queue=asyncio.Queue(maxsize=max(2, self.settings.room_send_queue)))
 
     def admit(self, conn: Connection) -> bool:
@@ -141,6 +146,9 @@ class Hub:
 
     def followers(self, code: str) -> int:
         return sum(1 for c in self.rooms.get(code, ()) if c.role == "follower")
+
+    def followers_from(self, code: str, address: str) -> int:
+        return sum(1 for c in self.rooms.get(code, ()) if c.role == "follower" and c.address == address)
 
     async def register(self, conn: Connection) -> None:
         self.rooms.setdefault(conn.code, set()).add(conn)
@@ -156,6 +164,10 @@ class Hub:
             del self.rooms[conn.code]
         if conn.role == "follower":
             await self._count_followers(conn.code)
+            try:  # its vote goes with it (a reconnecting follower answers again: room_client.ts)
+                await self.broker.withdraw(conn.code, conn.id)
+            except Exception as err:
+                print(f"kscope rooms: vote of a closed socket in {conn.code} not withdrawn: {err}", file=sys.stderr)
 
     async def _count_followers(self, code: str) -> None:
         """Tells the broker this process's follower count; a failure (Redis away) costs only the count."""

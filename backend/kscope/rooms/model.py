@@ -57,9 +57,10 @@ class Room:
     state: Any = None  # the presenter's LessonPosition, as JSON
     sent_at_ms: int = 0  # when the server accepted that state
     quiz: dict[str, Any] | None = None  # {"id": str, "choices": [str, ...]}
-    answers: dict[str, str] = field(default_factory=dict)  # follower client id -> choice
+    answers: dict[str, str] = field(default_factory=dict)  # follower connection id -> choice
     revealed: dict[str, str] | None = None  # {"quiz_id": str, "answer": str}
     followers: int = 0  # connected followers, all processes
+    creator: str = ""  # the client address that made the room (fair-use limits)
 
     def tally(self) -> dict[str, int]:
         """Answers per choice of the open quiz (every choice present, zeros included)."""
@@ -83,6 +84,32 @@ class RoomNotFound(RoomError):
 class RoomsFull(RoomError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"this server already holds {limit} rooms (KSCOPE_ROOM_MAX_ROOMS); try again later")
+
+
+class RoomsRateLimited(RoomError):
+    """A client address over a fair-use limit; `retry_after_s`: when the limit lets it in again."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = max(1.0, retry_after_s)
+
+
+def creation_refusal(address: str, made_in_window: list[int], live_expiries: list[int], now: int,
+                     per_window: int, window_ms: int, max_live: int) -> RoomsRateLimited | None:
+    """Why `address` may not make another room now, or None: both brokers decide with this.
+
+    made_in_window: creation times (ms) of its rooms within the window; live_expiries: the
+    expiry times (ms) of its rooms still alive."""
+    if len(made_in_window) >= per_window:
+        wait = (min(made_in_window) + window_ms - now) / 1000
+        return RoomsRateLimited(f"{address} made {len(made_in_window)} rooms in the last {window_ms / 1000:g} s, "
+                                f"the most allowed (KSCOPE_ROOM_CREATE_PER_ADDRESS); try again in {wait:.0f} s",
+                                wait)
+    if len(live_expiries) >= max_live:
+        wait = (min(live_expiries) - now) / 1000
+        return RoomsRateLimited(f"{address} already has {len(live_expiries)} open rooms, the most allowed "
+                                f"(KSCOPE_ROOM_MAX_ROOMS_PER_ADDRESS); one expires in {wait:.0f} s", wait)
+    return None
 
 
 class QuizRefused(RoomError):

@@ -4,9 +4,10 @@ Chosen when KSCOPE_REDIS_URL is set. Keys of room CODE (all expire together):
 
     kscope:room:CODE            hash  lesson token_hash created_ms expires_ms seq state
                                       sent_at_ms quiz revealed            (PEXPIRE = TTL)
-    kscope:room:CODE:answers    hash  follower client id -> choice (the open quiz's)
+    kscope:room:CODE:answers    hash  follower connection id -> choice (the open quiz's)
     kscope:room:CODE:followers  hash  backend process id -> its connected followers
     kscope:rooms                zset  CODE -> expires_ms (counts live rooms for the cap)
+    kscope:roomsby:ADDRESS      zset  CODE -> created_ms (the rooms a client address made: fair use)
     channel kscope:roomev:CODE        {"to": "all"|"presenter", "msg": <server frame>}
 
 Each mutation is one Lua script that checks, writes and PUBLISHes atomically, so the
@@ -20,6 +21,8 @@ to many more rooms).
 Simplification: a backend process that dies without closing its sockets leaves its
 followers count in the hash until the room expires (the presenter's follower count
 is then too high); its followers reconnect to another process and are counted there.
+Likewise the answers of its sockets stay counted until the room expires (a socket's
+answer is withdrawn when it closes, and a process killed with -9 closes nothing).
 """
 
 import asyncio
@@ -30,10 +33,11 @@ from typing import Any
 
 from kscope.core.config import Settings
 from kscope.rooms.broker import Deliver
-from kscope.rooms.model import (QuizRefused, Room, RoomNotFound, RoomsFull, RoomStoreUnavailable, hash_token, new_code,
-                                new_token, now_ms)
+from kscope.rooms.model import (QuizRefused, Room, RoomNotFound, RoomsFull, RoomStoreUnavailable, creation_refusal,
+                                hash_token, new_code, new_token, now_ms)
 
 ROOMS_ZSET = "kscope:rooms"
+CREATORS_PREFIX = "kscope:roomsby:"  # + client address: zset of the codes it made -> created_ms
 CHANNEL_PATTERN = "kscope:roomev:*"
 
 # KEYS: room, answers, followers, rooms zset. ARGV: code, now_ms, ttl_ms, channel, then per script.
@@ -73,15 +77,40 @@ end
 if redis.call('EXISTS', R) == 0 then return 'notfound' end
 """
 
+# KEYS: room, rooms zset, the creator's zset (code -> created_ms). ARGV: code, lesson, token_hash,
+# now_ms, first ttl_ms (room_unpresented_ttl_s), max rooms, creator address ('' = no limits),
+# window ms, rooms per window, live rooms per address, how long the creator's zset lives (ms).
+# Over a per-address limit: {'limited', creation times in the window, expiries of its live rooms}
+# (as JSON), decided here so that concurrent creations cannot pass the limit together.
 _CREATE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+local now = tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+if ARGV[7] ~= '' then
+  local made, live = {}, {}
+  local window = tonumber(ARGV[8])
+  local entries = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+  for i = 1, #entries, 2 do
+    local c, t = entries[i], tonumber(entries[i + 1])
+    local exp = redis.call('ZSCORE', KEYS[2], c)
+    if exp then table.insert(live, tonumber(exp)) end
+    if t > now - window then table.insert(made, t) end
+    if not exp and t <= now - window then redis.call('ZREM', KEYS[3], c) end
+  end
+  if #made >= tonumber(ARGV[9]) or #live >= tonumber(ARGV[10]) then
+    return {'limited', cjson.encode(made), cjson.encode(live)}
+  end
+end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then return 'full' end
-local exp = tonumber(ARGV[4]) + tonumber(ARGV[5])
+local exp = now + tonumber(ARGV[5])
 redis.call('HSET', KEYS[1], 'lesson', ARGV[2], 'token_hash', ARGV[3], 'created_ms', ARGV[4],
-           'expires_ms', exp, 'seq', 0, 'sent_at_ms', 0)
+           'expires_ms', exp, 'seq', 0, 'sent_at_ms', 0, 'creator', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('ZADD', KEYS[2], exp, ARGV[1])
+if ARGV[7] ~= '' then
+  redis.call('ZADD', KEYS[3], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[11])
+end
 return 'ok'
 """
 
@@ -137,6 +166,14 @@ redis.call('PUBLISH', chan, '{"to":"all","msg":{"type":"reveal","quiz_id":' .. c
 return 'ok'
 """
 
+# ARGV[5]: the voter (a follower connection's id) whose answer goes: its socket closed.
+_WITHDRAW = _PRELUDE + """
+if redis.call('HDEL', A, ARGV[5]) == 0 then return 'none' end
+local q = redis.call('HGET', R, 'quiz')
+if q then redis.call('PUBLISH', chan, tally(q)) end
+return 'ok'
+"""
+
 # ARGV[5..6]: this process's id, its follower count.
 _FOLLOWERS = _PRELUDE + """
 if tonumber(ARGV[6]) == 0 then redis.call('HDEL', F, ARGV[5]) else redis.call('HSET', F, ARGV[5], ARGV[6]) end
@@ -159,12 +196,15 @@ class RedisBroker:
 
         self._url = settings.redis_url
         self._ttl_ms = int(settings.room_ttl_s * 1000)
+        self._fresh_ttl_ms = int(min(settings.room_unpresented_ttl_s, settings.room_ttl_s) * 1000)
         self._max_rooms = settings.room_max_rooms
+        self._settings = settings
         self._redis = aioredis.from_url(settings.redis_url, decode_responses=True)
         self._process = uuid.uuid4().hex[:12]
         self._scripts = {name: self._redis.register_script(body) for name, body in
                          (("create", _CREATE), ("touch", _TOUCH), ("state", _STATE), ("quiz", _QUIZ_OPEN),
-                          ("answer", _ANSWER), ("reveal", _REVEAL), ("followers", _FOLLOWERS))}
+                          ("answer", _ANSWER), ("reveal", _REVEAL), ("followers", _FOLLOWERS),
+                          ("withdraw", _WITHDRAW))}
         self._reader: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
 
@@ -226,20 +266,31 @@ class RedisBroker:
             raise RoomNotFound(code)
         return result
 
-    async def create(self, lesson: str) -> tuple[Room, str]:
+    async def create(self, lesson: str, address: str = "") -> tuple[Room, str]:
         token = new_token()
+        limits = self._settings
+        window_ms = int(limits.room_create_window_s * 1000)
         for _ in range(20):
             code = new_code()
             now = now_ms()
             keys = _keys(code)
-            result = await self._call(self._scripts["create"](keys=[keys[0], ROOMS_ZSET],
-                                                              args=[code, lesson, hash_token(token), now,
-                                                                    self._ttl_ms, self._max_rooms]))
+            result = await self._call(self._scripts["create"](
+                keys=[keys[0], ROOMS_ZSET, f"{CREATORS_PREFIX}{address}"],
+                args=[code, lesson, hash_token(token), now, self._fresh_ttl_ms, self._max_rooms, address,
+                      window_ms, limits.room_create_per_address, limits.room_max_rooms_per_address,
+                      max(self._ttl_ms, window_ms)]))
+            if isinstance(result, list) and result and result[0] == "limited":
+                made, live = (list(json.loads(x) or []) for x in result[1:3])
+                refusal = creation_refusal(address, [int(t) for t in made], [int(t) for t in live], now,
+                                           limits.room_create_per_address, window_ms,
+                                           limits.room_max_rooms_per_address)
+                assert refusal is not None
+                raise refusal
             if result == "full":
                 raise RoomsFull(self._max_rooms)
             if result == "ok":
                 return Room(code=code, lesson=lesson, token_hash=hash_token(token), created_ms=now,
-                            expires_ms=now + self._ttl_ms), token
+                            expires_ms=now + self._fresh_ttl_ms, creator=address), token
         raise RuntimeError("20 room codes in a row were taken")  # 1.5e8 codes: never in practice
 
     async def get(self, code: str) -> Room | None:
@@ -255,7 +306,7 @@ class RedisBroker:
                     sent_at_ms=int(float(fields["sent_at_ms"])),
                     quiz=json.loads(fields["quiz"]) if "quiz" in fields else None, answers=answers,
                     revealed=json.loads(fields["revealed"]) if "revealed" in fields else None,
-                    followers=sum(int(n) for n in followers))
+                    followers=sum(int(n) for n in followers), creator=fields.get("creator", ""))
 
     async def touch(self, code: str) -> Room:
         await self._run("touch", code)
@@ -271,8 +322,14 @@ class RedisBroker:
         canonical = json.dumps({"id": quiz["id"], "choices": list(quiz["choices"])}, separators=(",", ":"))
         await self._run("quiz", code, canonical)
 
-    async def answer(self, code: str, client: str, quiz_id: str, choice: str) -> None:
-        _refusal(await self._run("answer", code, client, quiz_id, choice), code, quiz_id, choice)
+    async def answer(self, code: str, voter: str, quiz_id: str, choice: str) -> None:
+        _refusal(await self._run("answer", code, voter, quiz_id, choice), code, quiz_id, choice)
+
+    async def withdraw(self, code: str, voter: str) -> None:
+        try:
+            await self._run("withdraw", code, voter)
+        except RoomNotFound:
+            pass
 
     async def reveal(self, code: str, quiz_id: str, answer: str) -> None:
         revealed = json.dumps({"quiz_id": quiz_id, "answer": answer}, separators=(",", ":"))

@@ -24,6 +24,7 @@ async def _refuse(ws: WebSocket, close_code: int, message: str) -> None:
 
 async def serve(hub: Hub, ws: WebSocket, code: str, role: str, token: str, client: str) -> None:
     await ws.accept()
+    address = ws.client.host if ws.client else ""
     canonical = normalize_code(code)
     if role not in ("presenter", "follower"):
         return await _refuse(ws, protocol.CLOSE_BAD_REQUEST, "query parameter role must be presenter or follower")
@@ -39,7 +40,12 @@ async def serve(hub: Hub, ws: WebSocket, code: str, role: str, token: str, clien
         return await _refuse(ws, protocol.CLOSE_FULL, f"room {room.code} is full: "
                              f"{hub.settings.room_max_followers} followers (KSCOPE_ROOM_MAX_FOLLOWERS)")
 
-    conn = hub.new_connection(ws, room.code, role, client if role == "follower" else "")
+    per_address = hub.settings.room_max_followers_per_address
+    if role == "follower" and address and hub.followers_from(room.code, address) >= per_address:
+        return await _refuse(ws, protocol.CLOSE_FULL, f"{address} already has {per_address} followers in room "
+                             f"{room.code} (KSCOPE_ROOM_MAX_FOLLOWERS_PER_ADDRESS); retry when one of them leaves")
+
+    conn = hub.new_connection(ws, room.code, role, client if role == "follower" else "", address)
     await hub.register(conn)
     writer = asyncio.create_task(hub.writer(conn))
     conn.offer(protocol.encode({"type": "welcome", "role": role, "code": room.code, "lesson": room.lesson,
@@ -90,7 +96,7 @@ async def handle(hub: Hub, conn: Connection, text: str | bytes) -> None:
         elif message.type == "reveal":
             await broker.reveal(conn.code, body["quiz_id"], body["answer"])
         elif message.type == "answer":
-            await broker.answer(conn.code, conn.client, body["quiz_id"], body["choice"])
+            await broker.answer(conn.code, conn.id, body["quiz_id"], body["choice"])
     except RoomNotFound as err:
         conn.close_soon(protocol.CLOSE_NOT_FOUND, "room expired", protocol.error(str(err)))
     except RoomError as err:

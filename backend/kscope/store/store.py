@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kscope.core.config import Settings
+from kscope.store import tmp_claims
 from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
 from kscope.store.meta import MetaStore, ShareRecord, TraceRecord, open_meta_store
 
@@ -46,6 +47,10 @@ class TraceStore:
         self.root = Path(settings.data_dir)
         (self.root / "traces").mkdir(parents=True, exist_ok=True)
         (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+        # Ingests in progress hold a lock per id under tmp/; what no live process holds is
+        # left over from a crash (kill -9 mid-ingest): removed now (store/tmp_claims.py).
+        self.claims = tmp_claims.Claims(self.root / "tmp")
+        tmp_claims.sweep(self.root / "tmp")
         self.meta = meta or open_meta_store(self.root, settings.database_url)
 
     # -- layout ---------------------------------------------------------------
@@ -53,7 +58,7 @@ class TraceStore:
         return self.root / "traces" / trace_id
 
     def new_work_dir(self, trace_id: str) -> Path:
-        """A fresh folder under tmp/ for an ingest in progress."""
+        """A fresh folder under tmp/ for an ingest in progress (its id claimed: self.claims)."""
         work = self.root / "tmp" / trace_id
         work.mkdir(parents=True)
         return work

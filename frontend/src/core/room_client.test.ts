@@ -183,6 +183,21 @@ describe('RoomClient', () => {
     expect(last().frames()).toEqual([{ type: 'hello', since: 0 }, { type: 'answer', quiz_id: 'q', choice: 'b' }])
   })
 
+  it('answers the open quiz again when a new socket catches up (the server counts one vote per socket)', () => {
+    const { client, timers, last } = setup()
+    last().accept()
+    last().push({ type: 'quiz', quiz: { id: 'q', choices: ['a', 'b'] } })
+    client.answer('q', 'b')
+    expect(last().frames()).toEqual([{ type: 'hello', since: 0 }, { type: 'answer', quiz_id: 'q', choice: 'b' }])
+    last().drop() // the server withdraws this socket's vote
+    timers.fireNext()
+    last().accept()
+    last().push({ type: 'quiz', quiz: { id: 'q', choices: ['a', 'b'] } }) // the catch-up names the open quiz
+    expect(last().frames()).toEqual([{ type: 'hello', since: 0 }, { type: 'answer', quiz_id: 'q', choice: 'b' }])
+    last().push({ type: 'quiz', quiz: { id: 'q2', choices: ['x', 'y'] } }) // a new quiz: nothing to re-send
+    expect(last().frames()).toHaveLength(2)
+  })
+
   it('presenter publishes states, opens a quiz once, reveals, and reads tally and followers', () => {
     const { client, last } = setup('presenter')
     expect(last().url).toBe('ws://h:1/api/rooms/ACK43M/ws?role=presenter&token=tok%2F%2B')

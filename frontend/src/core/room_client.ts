@@ -187,7 +187,17 @@ export class RoomClient {
       } catch {
         return // the server sends JSON only; ignore anything else
       }
-      if (frame && typeof frame === 'object') this.set(applyFrame(this.state, frame as Record<string, unknown>))
+      if (!frame || typeof frame !== 'object') return
+      const f = frame as Record<string, unknown>
+      this.set(applyFrame(this.state, f))
+      // The server counts one vote per open socket and drops it when the socket closes, so a
+      // follower whose socket was replaced (Wi-Fi, a sleeping phone) answers the open quiz again
+      // when the catch-up names it (the same answer twice on one socket counts once).
+      const quiz = f.type === 'quiz' ? (f.quiz as { id?: unknown } | undefined) : undefined
+      const mine = typeof quiz?.id === 'string' ? this.state.answers[quiz.id] : undefined
+      if (this.opts.role === 'follower' && typeof quiz?.id === 'string' && mine !== undefined) {
+        this.send(`answer:${quiz.id}`, { type: 'answer', quiz_id: quiz.id, choice: mine })
+      }
     }
     socket.onerror = () => { /* onclose follows and decides */ }
     socket.onclose = (ev) => {

@@ -5,6 +5,7 @@
  *
  *     kscope-ingest --format ftrace|trace.dat|perf|systrace INPUT OUT_DIR
  *                   [--threads N] [--batch N] [--buffers N] [--zstd LEVEL] [--progress]
+ *                   [--parent PID]
  *
  * --batch: records per batch (0 or absent: auto_batch below); --threads: decoder threads
  * for ftrace text (0: auto, decode_producers.h); --buffers: column buffers (the writer
@@ -24,6 +25,10 @@
  *
  * Report (one JSON object): format, events, type_counts {type: n}, generic_names
  * {name: n}, cpus [ids], t_first_ns, t_last_ns, tasks, rows, row_groups, events_bytes,
+ * --parent PID: die with that process (the server that started this one): a SIGKILL'd
+ * server used to leave this program running under PID 1 for seconds, writing into a
+ * folder nobody would commit (issue 20, finding 5). See die_with_parent below.
+ *
  * decode_threads, decoders [per part: the decoder's stats, as backend/kscope/native's
  * bindings name them]. With --progress, "progress BYTES_DONE EVENTS" lines on stderr.
  * Exit 0 with a report; 1 with "kscope-ingest: <what>" on stderr when the program
@@ -34,8 +39,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "decode_producers.h"
 #include "json_out.h"
@@ -46,13 +55,14 @@
 typedef struct options {
     const char *format, *input, *out_dir;
     int threads, buffers, zstd, progress;
+    long parent;
     uint32_t batch;
 } options;
 
 static int usage(void)
 {
     fputs("usage: kscope-ingest --format ftrace|trace.dat|perf|systrace INPUT OUT_DIR "
-          "[--threads N] [--batch N] [--buffers N] [--zstd LEVEL] [--progress]\n", stderr);
+          "[--threads N] [--batch N] [--buffers N] [--zstd LEVEL] [--progress] [--parent PID]\n", stderr);
     return 2;
 }
 
@@ -72,6 +82,7 @@ static int parse(int argc, char **argv, options *o)
             else if (!strcmp(a, "--batch")) o->batch = (uint32_t)strtoul(v, NULL, 10);
             else if (!strcmp(a, "--buffers")) o->buffers = atoi(v);
             else if (!strcmp(a, "--zstd")) o->zstd = atoi(v);
+            else if (!strcmp(a, "--parent")) o->parent = strtol(v, NULL, 10);
             else return -1;
             continue;
         }
@@ -105,6 +116,23 @@ static int kind_of(const char *format, input_kind *kind)
     else if (!strcmp(format, "systrace")) *kind = INPUT_SYSTRACE;
     else return -1;
     return 0;
+}
+
+/*
+ * The kernel sends SIGKILL to this process when the thread that forked it exits
+ * (PR_SET_PDEATHSIG; the backend's thread waits on this process, so it lives as long).
+ * A parent that died before the prctl took effect is caught by getppid() no longer
+ * being the PID we were given. Returns 0, or -1 when the parent is already gone.
+ */
+static int die_with_parent(long parent)
+{
+    if (parent <= 0)
+        return 0;
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        return 0;  /* best effort: the server's start-up sweep still removes our folder */
+#endif
+    return (long)getppid() == parent ? 0 : -1;
 }
 
 static int die(const char *what)
@@ -226,6 +254,10 @@ int main(int argc, char **argv)
     input_kind kind;
     if (parse(argc, argv, &o) != 0 || kind_of(o.format, &kind) != 0)
         return usage();
+    if (die_with_parent(o.parent) != 0) {
+        fprintf(stderr, "kscope-ingest: parent process %ld is gone; not starting\n", o.parent);
+        return 1;
+    }
     int fd = open(o.input, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {

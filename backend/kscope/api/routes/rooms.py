@@ -1,5 +1,6 @@
 """Rooms: POST /api/rooms, GET /api/rooms/{code}, and the room WebSocket (kscope/rooms/)."""
 
+import math
 import re
 
 from fastapi import APIRouter, HTTPException, Request, WebSocket
@@ -7,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Request, WebSocket
 from kscope.api.schemas import RoomCreate, RoomCreated, RoomPublic
 from kscope.rooms import session
 from kscope.rooms.hub import Hub
-from kscope.rooms.model import RoomsFull, RoomStoreUnavailable, normalize_code
+from kscope.rooms.model import RoomsFull, RoomsRateLimited, RoomStoreUnavailable, normalize_code
 
 router = APIRouter(tags=["rooms"])
 
@@ -24,8 +25,11 @@ async def create_room(body: RoomCreate, request: Request) -> RoomCreated:
     if not _LESSON_ID.fullmatch(body.lesson):
         raise HTTPException(422, f"lesson {body.lesson!r}: expected a lesson id like 'mm_cid' "
                                  "(a-z, 0-9, _ and -, at most 64 characters)")
+    address = request.client.host if request.client else ""
     try:
-        room, token = await _hub(request).broker.create(body.lesson)
+        room, token = await _hub(request).broker.create(body.lesson, address)
+    except RoomsRateLimited as err:
+        raise HTTPException(429, str(err), headers={"Retry-After": str(math.ceil(err.retry_after_s))}) from None
     except (RoomsFull, RoomStoreUnavailable) as err:
         raise HTTPException(503, str(err)) from None
     return RoomCreated(code=room.code, presenter_token=token, join_url=f"{request.base_url}room/{room.code}",

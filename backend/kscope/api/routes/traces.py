@@ -20,11 +20,13 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from kscope import trace_topology
 from kscope.api import uploads
-from kscope.api.deps import get_jobs, get_store
+from kscope.api.deps import get_ingest_pool, get_jobs, get_store
+from kscope.api.ingest_pool import IngestPool, IngestQueueFull
 from kscope.api.routes.shares import not_found
 from kscope.api.schemas import (IngestAccepted, IngestProgress, OccupancySummary, SqlRequest, SqlResult,
                                 TraceCreated, TracePublic)
 from kscope.ingest.jobs import Jobs
+from kscope.ingest.native_ingest import NativeIngestFailed
 from kscope.ingest.pipeline import AttachedTopology
 from kscope.ingest.sources import InputError
 from kscope.store.meta import TraceRecord
@@ -36,6 +38,7 @@ router = APIRouter(prefix="/traces", tags=["traces"])
 ARROW_STREAM = "application/vnd.apache.arrow.stream"
 Store = Annotated[TraceStore, Depends(get_store)]
 JobsDep = Annotated[Jobs, Depends(get_jobs)]
+PoolDep = Annotated[IngestPool, Depends(get_ingest_pool)]
 Token = Annotated[str | None, Header(alias="X-Kscope-Token")]
 Share = Annotated[str | None, Header(alias="X-Kscope-Share")]
 NOT_FOUND = {404: {"description": "no such trace, or not with this token"}}
@@ -72,8 +75,9 @@ def _bad_input(err: InputError) -> HTTPException:
 
 @router.post("", status_code=201, response_model=TraceCreated | IngestAccepted,
              responses={413: {"description": "over a size limit"}, 415: {"description": "not a trace"},
-                        422: {"description": "unreadable trace"}})
-async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Token = None,
+                        422: {"description": "unreadable trace"},
+                        503: {"description": "too many ingests at once (Retry-After)"}})
+async def upload_trace(request: Request, store: Store, jobs: JobsDep, pool: PoolDep, token: Token = None,
                        name: Annotated[str, Query(max_length=255)] = "upload",
                        background: bool = False) -> Any:
     """Streams the body (a trace file, maybe gzip/xz/zstd/zip) to disk and ingests it.
@@ -86,44 +90,69 @@ async def upload_trace(request: Request, store: Store, jobs: JobsDep, token: Tok
     Synchronous by default (201 with the trace, or 4xx naming the file, place and
     problem); with `background=true`, 202 once the body is in, and the ingest goes
     on (GET /{id}/progress). The owner token is the X-Kscope-Token sent, or a new one.
+    Ingests run KSCOPE_INGEST_WORKERS at a time; past KSCOPE_INGEST_QUEUE more waiting,
+    503 with Retry-After before the body is read.
     """
+    try:
+        pool.admit()
+    except IngestQueueFull as err:
+        raise HTTPException(status_code=503, detail=f"{name}: {err}",
+                            headers={"Retry-After": str(err.retry_after_s)}) from None
     token = token or new_token()
     trace_id = new_trace_id()
     settings = store.settings
     declared = request.headers.get("content-length", "")
     size = int(declared) if declared.isdigit() else 0
-    jobs.start(trace_id, hash_token(token), name, size)
-    dest = store.root / "tmp" / f"upload-{trace_id}"
-    topology: AttachedTopology | None = None
+    handed_off = False
     try:
-        if uploads.is_form(request):
-            # A form: the trace in the part `trace` (its file name names it), an optional `topology` part.
-            name, topology = await uploads.receive_form(request, dest, name, settings.max_upload_bytes,
-                                                        trace_topology.MAX_TOPOLOGY_BYTES)
-        else:
-            await uploads.receive(request, dest, name, settings.max_upload_bytes,
-                                  lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
-    except InputError as err:
-        jobs.fail(trace_id, str(err), err.status)
-        raise _bad_input(err) from err
-    if background:
-        asyncio.get_running_loop().run_in_executor(None, _run_quietly, jobs, store, dest, name, token, trace_id,
-                                                   topology)
-        return JSONResponse(status_code=202, content=IngestAccepted(
-            id=trace_id, token=token, progress_url=f"/api/traces/{trace_id}/progress").model_dump())
-    try:
-        done = await run_in_threadpool(jobs.run, store, dest, name, token, trace_id, topology)
-    except InputError as err:
-        raise _bad_input(err) from err
-    return {**_public(done.record), "token": done.token}
+        jobs.start(trace_id, hash_token(token), name, size)
+        # The id's tmp/ entries are claimed before the body lands there (store/tmp_claims.py): if this
+        # process dies mid-ingest, the next start-up sweeps them. Released when the ingest is over.
+        await run_in_threadpool(store.claims.claim, trace_id)
+        try:
+            dest = store.root / "tmp" / f"upload-{trace_id}"
+            topology: AttachedTopology | None = None
+            try:
+                if uploads.is_form(request):
+                    # A form: the trace in the part `trace` (its file name names it), an optional `topology` part.
+                    name, topology = await uploads.receive_form(request, dest, name, settings.max_upload_bytes,
+                                                                trace_topology.MAX_TOPOLOGY_BYTES)
+                else:
+                    await uploads.receive(request, dest, name, settings.max_upload_bytes,
+                                          lambda n: jobs.update(trace_id, "upload", n, max(size, n), 0))
+            except InputError as err:
+                jobs.fail(trace_id, str(err), err.status)
+                raise _bad_input(err) from err
+            if background:
+                pool.submit(_run_quietly, jobs, store, pool, dest, name, token, trace_id, topology)
+                handed_off = True
+                return JSONResponse(status_code=202, content=IngestAccepted(
+                    id=trace_id, token=token, progress_url=f"/api/traces/{trace_id}/progress").model_dump())
+            try:
+                done = await pool.run(jobs.run, store, dest, name, token, trace_id, topology)
+            except InputError as err:
+                raise _bad_input(err) from err
+            except NativeIngestFailed as err:
+                raise HTTPException(status_code=500, detail=f"{name}: ingest failed, nothing was stored: {err}. "
+                                                            f"Try the upload again.") from err
+            return {**_public(done.record), "token": done.token}
+        finally:
+            if not handed_off:
+                await run_in_threadpool(store.claims.release, trace_id)
+    finally:
+        if not handed_off:
+            pool.release()
 
 
-def _run_quietly(jobs: Jobs, store: TraceStore, dest: Any, name: str, token: str, trace_id: str,
-                 topology: AttachedTopology | None) -> None:
+def _run_quietly(jobs: Jobs, store: TraceStore, pool: IngestPool, dest: Any, name: str, token: str,
+                 trace_id: str, topology: AttachedTopology | None) -> None:
     try:
         jobs.run(store, dest, name, token, trace_id, topology)
     except Exception:  # recorded in the job; nobody waits on this thread
         pass
+    finally:
+        store.claims.release(trace_id)
+        pool.release()
 
 
 @router.get("", response_model=list[TracePublic])
