@@ -13,6 +13,7 @@ import { describeTraceError, queryFilter, useTraceSession } from '../core/trace_
 import { EVENT_TYPES, type TraceStore } from '../core/trace_store'
 import { stepEvent } from '../core/trace_step'
 import { formatDuration } from '../core/units'
+import type { TraceProvenance } from '../core/trace_meta'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
 import { ConformPanel, type ConformState } from '../views/timeline/Conform'
 import { CompareView } from '../views/timeline/Compare'
@@ -381,7 +382,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   return (
     <>
       <p className="summary trace-summary" data-testid="trace-summary">
-        <span className="measured" title="Decoded from a real kernel trace: nothing here is modelled">MEASURED</span>
+        <ProvenanceBadge provenance={store.meta.provenance} />
         {' '}<span className="trace-name">{store.name}</span>
         {' · '}{st.format}{store.meta.kernel ? ` · Linux ${store.meta.kernel}` : ''}
         {' · '}{store.cpus.length} CPUs with events
@@ -433,7 +434,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           <SelectionPanel store={store} selection={view.selection} />
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
-          <TraceLegend />
+          <TraceLegend provenance={store.meta.provenance} />
         </aside>
       </main>
     </>
@@ -466,7 +467,25 @@ function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilte
   )
 }
 
-function TraceLegend() {
+/**
+ * MEASURED (a real kernel's trace) or MODELLED (a kscope simulator export, whose header
+ * says so: trace_meta.ts), with the simulated run's workload and seed.
+ */
+function ProvenanceBadge({ provenance }: { provenance: TraceProvenance }) {
+  if (provenance.kind === 'measured') {
+    return <span className="measured" data-testid="provenance" title="Decoded from a real kernel trace: nothing here is modelled">MEASURED</span>
+  }
+  const run = [provenance.workload && `workload ${provenance.workload}`, provenance.seed && `seed ${provenance.seed}`,
+    provenance.algo && `model ${provenance.algo}`].filter(Boolean).join(', ')
+  return (
+    <span className="measured modelled-trace" data-testid="provenance"
+      title={`Written by kscope's simulator (${provenance.generator ?? 'kscope sim'}): every event is modelled, not measured on a real kernel`}>
+      MODELLED{run ? <span className="provenance-run"> ({run})</span> : null}
+    </span>
+  )
+}
+
+function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
   return (
     <section className="panel legend trace-legend" aria-label="Legend">
       <h2>Legend</h2>
@@ -481,7 +500,9 @@ function TraceLegend() {
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
         <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the mm_cid model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
-      <p className="legend-note">Times are from the trace’s first event. MEASURED: a real kernel’s trace, not a model.</p>
+      <p className="legend-note">Times are from the trace’s first event. {provenance.kind === 'modelled'
+        ? 'MODELLED: this file is a kscope simulator export (its header says so), not a real kernel’s trace.'
+        : 'MEASURED: a real kernel’s trace, not a model.'}</p>
     </section>
   )
 }
