@@ -56,7 +56,7 @@ def test_hash_is_stable_per_seed_and_differs_across_seeds(capsys: pytest.Capture
 
 def test_hash_is_fnv1a_over_the_records() -> None:
     with Topology.from_preset("classroom-8") as topo, \
-            Simulation(topo, HACKBENCH.read_bytes(), seed=5) as sim:
+            Simulation(topo, HACKBENCH.read_bytes(), seed=5, algo="auto") as sim:  # the CLI's default
         records = sim.run_until(until_ns=1_000_000, raw=True)
     result = subprocess.run([str(KSCOPE), "sim", "--preset", "classroom-8", "--workload", str(HACKBENCH),
                              "--seed", "5", "--until", "1ms", "--json"],
@@ -152,7 +152,7 @@ def test_ftrace_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
     n = 2000
     with Topology.from_preset("classroom-8") as topo, \
-            Simulation(topo, HACKBENCH.read_bytes(), seed=7) as sim:
+            Simulation(topo, HACKBENCH.read_bytes(), seed=7, algo="auto") as sim:
         simulated = sim.run_until(max_events=n)
     assert ftrace.decode_file(trace, keep=n).first == simulated  # field for field
 
