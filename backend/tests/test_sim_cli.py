@@ -69,7 +69,7 @@ def test_hash_is_fnv1a_over_the_records() -> None:
 def test_text_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "--preset", "classroom-8", "--workload", str(HACKBENCH), "--until", "2ms"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("hackbench-2g on classroom-8 (algo none, seed 0): ")
+    assert out.startswith("hackbench-2g on classroom-8 (algo mm_cid:v6.18, seed 0): ")
     assert "sched_switch" in out and "hash:" in out
 
 
