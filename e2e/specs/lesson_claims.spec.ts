@@ -73,6 +73,9 @@ test('step 4, the scan: after 204 ms, cids 0-6 freed by the scan, the narration 
   const player = page.getByTestId('lesson-player');
   await expect(player).toContainText('frees cids 0 to 6');
   await expect(player).toContainText(/204(\.0+)? ms/);
-  await page.screenshot({ path: `${artifacts}/issue13-item3-learn-step4-after-1280.png` });
+  await page.screenshot({ path: `${artifacts}issue13-item3-learn-step4-after-1280.png` });
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await expect(page.getByTestId('lp-digest')).toHaveText(/· t=2\d{8} ns ·/);
+  await page.screenshot({ path: `${artifacts}issue13-item3-learn-step4-after-1920.png` });
   expect(errors).toEqual([]);
 });

@@ -32,7 +32,12 @@ for (const workload of ['seed000-8core-200ms', 'seed000-librseq-8core-200ms']) {
     const cids = rows.flatMap((r) => [...r.matchAll(/mm_cid=(-?\d+)/g)].map((m) => Number(m[1])));
     expect(cids.length, rows.join('\n')).toBeGreaterThan(2);
     expect(cids.every((c) => c >= 0 && c < 8), cids.join(',')).toBe(true);
-    if (workload === 'seed000-8core-200ms') await page.screenshot({ path: `${artifacts}issue13-item6-simulate-cids-after-1280.png` });
+    if (workload === 'seed000-8core-200ms') {
+      await page.screenshot({ path: `${artifacts}issue13-item6-simulate-cids-after-1280.png` });
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await expect(page.getByTestId('kernel-model')).toBeInViewport();
+      await page.screenshot({ path: `${artifacts}issue13-item6-simulate-cids-after-1920.png` });
+    }
     expect(errors).toEqual([]);
   });
 }
@@ -67,6 +72,9 @@ test.describe('a simulator export on /traces', () => {
     await page.getByTestId('open-local').setInputFiles(file);
     await expectModelled(page);
     await page.screenshot({ path: `${artifacts}issue13-item11-traces-local-modelled-after-1280.png` });
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await expect(page.getByTestId('provenance')).toBeInViewport();
+    await page.screenshot({ path: `${artifacts}issue13-item11-traces-local-modelled-after-1920.png` });
     expect(errors).toEqual([]);
   });
 
