@@ -85,6 +85,8 @@ test.describe('a simulator export on /traces', () => {
     await page.getByTestId('upload').setInputFiles(file);
     const row = page.getByTestId('trace-row').filter({ hasText: 'seed000-sim.txt' }).first();
     await expect(row).toBeVisible({ timeout: 25_000 });
+    await expect(row.getByTestId('trace-row-modelled')).toHaveText('MODELLED');
+    await page.screenshot({ path: `${artifacts}issue13-item11-traces-library-modelled-after-1280.png` });
     await row.getByRole('button', { name: 'Open' }).click();
     await expectModelled(page);
     await page.screenshot({ path: `${artifacts}issue13-item11-traces-stored-modelled-after-1280.png` });

@@ -221,7 +221,13 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
               {traces.map((t) => (
                 <tr key={t.id} data-testid="trace-row">
                   <td className="trace-name">{t.name}</td>
-                  <td>{t.format}</td>
+                  <td>
+                    {t.format}
+                    {t.provenance?.kind === 'modelled' && (
+                      <> <span className="modelled-tag row-modelled" data-testid="trace-row-modelled"
+                        title={`A kscope simulator export (workload ${t.provenance.workload ?? '?'}, seed ${t.provenance.seed ?? '?'}): modelled, not measured`}>MODELLED</span></>
+                    )}
+                  </td>
                   <td>{t.kernel || '—'}</td>
                   <td className="num">{t.cpus}</td>
                   <td className="num">{formatDuration(t.t_last_ns - t.t_first_ns)}</td>
