@@ -395,7 +395,10 @@ def _add_sim_parser(sub: Any) -> None:
     sim.add_argument("--until", type=_duration, required=True, metavar="DURATION",
                      help="simulated time to run to: 2s, 150ms, 500us, 1000ns (the run stops after "
                           "the first event at or past it, or when the workload ends)")
-    sim.add_argument("--algo", default="none", help="scheduling algorithm model (default: none)")
+    sim.add_argument("--algo", default="auto",
+                     help="scheduling algorithm model: none, mm_cid:v6.12|v6.13|v6.18, or auto (default): "
+                          "mm_cid:v6.18, as a current kernel runs it, when a process of the workload "
+                          "registers rseq, else none")
     sim.add_argument("--json", action="store_true", help="print one JSON document")
     sim.add_argument("--no-hash", action="store_true",
                      help="skip the event-stream hash (FNV-1a 64 over the records, in C)")

@@ -31,7 +31,8 @@ class SimRequest:
     workload: Path
     seed: int
     until_ns: int
-    algo: str = "none"
+    # "auto": mm_cid:v6.18 (a current kernel) when a process registers rseq, else none (sim.c)
+    algo: str = "auto"
     hash_events: bool = True  # the event-stream hash (C, ks_fnv1a64); --no-hash skips it
 
 
@@ -98,7 +99,8 @@ def summarize(request: SimRequest, workload: str, sim: Simulation, event_hash: i
         "preset": request.topology,
         "workload": workload,
         "workload_file": str(request.workload),
-        "algo": request.algo,
+        "algo": sim.algo_run,
+        "algo_requested": request.algo,
         "seed": request.seed,
         "until_ns": request.until_ns,
         "now_ns": now,
@@ -111,13 +113,31 @@ def summarize(request: SimRequest, workload: str, sim: Simulation, event_hash: i
     }
 
 
+def export_meta(document: dict[str, Any]) -> dict[str, str]:
+    """The export's `# kscope:` header: the run is MODELLED, and which run it is.
+
+    `source=modelled` is what ingest and the Traces page read to label the trace MODELLED
+    (not MEASURED on a real kernel); workload, seed, algorithm and machine say how to
+    make the same run again with `kscope sim`.
+    """
+    return {
+        "source": "modelled",
+        "generator": "kscope sim",
+        "workload": str(document["workload"]),
+        "seed": str(document["seed"]),
+        "algo": str(document["algo"]),
+        "preset": str(document["preset"]),
+        "until_ns": str(document["until_ns"]),
+    }
+
+
 def export_ftrace(sim: Simulation, until_ns: int, nr_events: int, nr_cpus: int, nsec: bool,
-                  path: Path) -> dict[str, Any]:
+                  path: Path, meta: dict[str, str] | None = None) -> dict[str, Any]:
     """Replays the run from step 0 into an ftrace text file; returns what was written."""
     flags = ftrace.DEFAULT_FLAGS | (ftrace.NSEC if nsec else 0)
     sim.seek(0)
     with open(path, "wb") as out:
-        size = ftrace.write_trace(sim.iter_logs(until_ns), nr_events, nr_cpus, flags, out)
+        size = ftrace.write_trace(sim.iter_logs(until_ns), nr_events, nr_cpus, flags, out, meta)
     return {"format": "ftrace", "file": str(path), "bytes": size, "nsec": nsec}
 
 
@@ -136,7 +156,8 @@ def run(request: SimRequest, export_to: Path | None = None) -> dict[str, Any]:
             raise core.KscopeCoreError(core.KS_ERR_RANGE, "event count and stats disagree")
         if export_to is not None:
             document["export"] = export_ftrace(sim, request.until_ns, count,
-                                               topo.summary().cpus, sub_us, export_to)
+                                               topo.summary().cpus, sub_us, export_to,
+                                               export_meta(document))
     return document
 
 

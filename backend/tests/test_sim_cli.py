@@ -56,7 +56,7 @@ def test_hash_is_stable_per_seed_and_differs_across_seeds(capsys: pytest.Capture
 
 def test_hash_is_fnv1a_over_the_records() -> None:
     with Topology.from_preset("classroom-8") as topo, \
-            Simulation(topo, HACKBENCH.read_bytes(), seed=5) as sim:
+            Simulation(topo, HACKBENCH.read_bytes(), seed=5, algo="auto") as sim:  # the CLI's default
         records = sim.run_until(until_ns=1_000_000, raw=True)
     result = subprocess.run([str(KSCOPE), "sim", "--preset", "classroom-8", "--workload", str(HACKBENCH),
                              "--seed", "5", "--until", "1ms", "--json"],
@@ -69,7 +69,7 @@ def test_hash_is_fnv1a_over_the_records() -> None:
 def test_text_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "--preset", "classroom-8", "--workload", str(HACKBENCH), "--until", "2ms"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("hackbench-2g on classroom-8 (algo none, seed 0): ")
+    assert out.startswith("hackbench-2g on classroom-8 (algo mm_cid:v6.18, seed 0): ")
     assert "sched_switch" in out and "hash:" in out
 
 
@@ -152,7 +152,7 @@ def test_ftrace_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
     n = 2000
     with Topology.from_preset("classroom-8") as topo, \
-            Simulation(topo, HACKBENCH.read_bytes(), seed=7) as sim:
+            Simulation(topo, HACKBENCH.read_bytes(), seed=7, algo="auto") as sim:
         simulated = sim.run_until(max_events=n)
     assert ftrace.decode_file(trace, keep=n).first == simulated  # field for field
 

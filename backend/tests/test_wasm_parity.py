@@ -35,7 +35,10 @@ def test_native_and_wasm_hashes_are_identical(preset: str, workload: str, seed: 
     native = json.loads(subprocess.run(
         [str(KSCOPE), "sim", "--preset", preset, "--workload", str(path), "--seed", str(seed),
          "--until", until, "--json"], capture_output=True, text=True, check=True).stdout)
-    wasm = node.run_script("sim_hash.mjs", preset=preset, workload=path, seed=seed, until=native["until_ns"])
+    # the CLI's default algo is "auto"; the wasm side runs what it resolved to
+    wasm = node.run_script("sim_hash.mjs", preset=preset, workload=path, seed=seed, until=native["until_ns"],
+                           algo=native["algo"])
+    assert native["algo"] == "mm_cid:v6.18"  # every example workload registers rseq
     assert native["events"] > 0
     assert (wasm["events"], wasm["now_ns"]) == (native["events"], native["now_ns"])
     assert wasm["events_by_type"] == native["events_by_type"]

@@ -1036,7 +1036,68 @@ static void toggle_names_parse(void)
     }
 }
 
+/* Counts a run's rseq_update events and those that report a cid (>= 0, < the CPUs). */
+static void count_rseq_cids(ks_sim *sim, int32_t nr_cpus, int32_t *updates, int32_t *with_cid)
+{
+    ks_event ev;
+    int32_t produced;
+    *updates = *with_cid = 0;
+    while (ks_sim_step(sim, &ev, &produced) == KS_OK && produced) {
+        if (ev.type != KS_EV_RSEQ_UPDATE)
+            continue;
+        (*updates)++;
+        if (ev.u.rseq_update.mm_cid >= 0 && ev.u.rseq_update.mm_cid < nr_cpus)
+            (*with_cid)++;
+    }
+}
+
+/* Issue 13: /simulate and `kscope sim` ran seed 000's workloads with "none", so every
+ * rseq_update said mm_cid=-1. "auto" runs what a current kernel runs: the 6.18 model
+ * when a process registers rseq; none (and no rseq_update) when no process does. */
+static void auto_algo_runs_mm_cid_where_rseq_is_registered(void)
+{
+    const char *files[] = { "seed000-8core-200ms.json", "seed000-librseq-8core-200ms.json" };
+    for (int i = 0; i < 2; i++) {
+        char *json = read_workload_file(files[i]);
+        CHECK(json != NULL);
+        if (!json)
+            continue;
+        test_sim t = test_sim_new("epyc-9654-2s", json, 1, "auto");
+        CHECK_EQ_INT(t.status, KS_OK);
+        CHECK_EQ_STR(ks_sim_algo_name(t.sim), "mm_cid:v6.18");
+        int32_t updates, with_cid;
+        count_rseq_cids(t.sim, 8, &updates, &with_cid);
+        CHECK(updates > 0);
+        CHECK_EQ_INT(with_cid, updates);            /* every rseq_update carries a real cid */
+        test_sim_free(&t);
+        /* "none" stays what it says: a kernel without CONFIG_SCHED_MM_CID */
+        t = test_sim_new("epyc-9654-2s", json, 1, "none");
+        CHECK_EQ_STR(ks_sim_algo_name(t.sim), "none");
+        count_rseq_cids(t.sim, 8, &updates, &with_cid);
+        CHECK(updates > 0);
+        CHECK_EQ_INT(with_cid, 0);
+        test_sim_free(&t);
+        free(json);
+    }
+    static const char no_rseq[] =
+        "{\"name\": \"no-rseq\", \"duration_ms\": 300, \"processes\": [{\"kind\": \"intermittent\","
+        " \"comm\": \"old-glibc\", \"rseq\": false, \"threads\": 4, \"cpus\": [0, 1, 2, 3]}]}";
+    test_sim t = test_sim_new("classroom-8", no_rseq, 1, "auto");
+    CHECK_EQ_INT(t.status, KS_OK);
+    CHECK_EQ_STR(ks_sim_algo_name(t.sim), "none");
+    int32_t updates, with_cid;
+    count_rseq_cids(t.sim, 8, &updates, &with_cid);
+    CHECK_EQ_INT(updates, 0);
+    test_sim_free(&t);
+    /* an explicit model is run as named */
+    t = test_sim_new("classroom-8", pinned4, 1, "mm_cid:v6.12");
+    CHECK_EQ_STR(ks_sim_algo_name(t.sim), "mm_cid:v6.12");
+    test_sim_free(&t);
+}
+
 const test_case mm_cid_tests[] = {
+    { "mm_cid: algo auto runs the 6.18 model where a process registers rseq (seed 000), none elsewhere",
+      auto_algo_runs_mm_cid_where_rseq_is_registered },
     { "mm_cid: a CPU keeps its cid, the scan drops it after 100 ms unused",
       cid_stays_with_its_cpu_then_expires_after_100ms },
     { "mm_cid: recent_cid comes back after a gap > 100 ms (6.13), lowest free (6.12)",

@@ -1,6 +1,6 @@
 """Pydantic schemas of the API: the contract the frontend's client is generated from."""
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -63,6 +63,18 @@ class ParseProblem(BaseModel):
     message: str = ""
 
 
+class TraceProvenance(BaseModel):
+    """Where the events come from: a real kernel (measured) or kscope's simulator (modelled)."""
+
+    kind: Literal["measured", "modelled"] = Field(
+        description="modelled: the header says `# kscope: source=modelled` (kscope sim --export)")
+    workload: str | None = Field(default=None, description="modelled: the simulated workload's name")
+    seed: str | None = Field(default=None, description="modelled: the simulator's RNG seed")
+    algo: str | None = Field(default=None, description="modelled: the algorithm model, e.g. mm_cid:v6.18")
+    preset: str | None = Field(default=None, description="modelled: the machine (topology preset or file)")
+    generator: str | None = None
+
+
 class TracePublic(BaseModel):
     """A stored trace: what ingest found in it."""
 
@@ -81,6 +93,7 @@ class TracePublic(BaseModel):
     bytes_stored: int
     by_type: dict[str, int] = Field(default_factory=dict, description="events per tracepoint name")
     first_error: ParseProblem | None = None
+    provenance: TraceProvenance = Field(default_factory=lambda: TraceProvenance(kind="measured"))
 
 
 class TraceCreated(TracePublic):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kscope.ingest import formats, native_ingest, reports
+from kscope.ingest.provenance import provenance_of
 from kscope.ingest.sources import InputError, Limits, compression_of, decompress
 from kscope.store.meta import TraceRecord
 from kscope.store.store import EVENTS_FILE, TraceStore, hash_token, new_token, new_trace_id
@@ -150,7 +151,8 @@ def _ingest(store: TraceStore, path: Path, source: str, trace_id: str, token: st
             "bytes_per_event": round(stored / events, 2),
             "event_bytes_per_event": round(events_bytes / events, 2), "topology": bool(sysfs),
             "topology_from": topology_from,
-            "capture": header or None, **{k: v for k, v in report.extra.items() if k != "uname"},
+            "capture": header or None, "provenance": provenance_of(header),
+            **{k: v for k, v in report.extra.items() if k != "uname"},
         }
         record = TraceRecord(
             id=trace_id, name=source, format=fmt.name,

@@ -151,6 +151,7 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_sim_new": ([_TopologyPtr, ctypes.c_void_p, _i32, _P(st.KsSimConfig), _HandleOut,
                     _P(st.KsParseError)], _i32),
     "ks_sim_free": ([_Handle], None),
+    "ks_sim_algo_name": ([_Handle], _str),
     "ks_sim_step": ([_Handle, _P(st.KsEvent), _P(_i32)], _i32),
     "ks_sim_run_until": ([_Handle, _P(st.KsRunLimit), _Handle, _P(_u32)], _i32),
     "ks_sim_seek": ([_Handle, _u64], _i32),

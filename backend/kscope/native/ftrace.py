@@ -67,15 +67,29 @@ def needs_nsec(records: bytes) -> bool:
     return any(ts % 1000 for ts in memoryview(records).cast("Q")[:: events.EVENT_SIZE // 8])
 
 
+def meta_lines(meta: dict[str, str]) -> bytes:
+    """`# kscope: key=value` lines (the header kscope capture writes, and ingest reads back).
+
+    A value is one line: a newline in it would end the comment and start a bogus event line.
+    """
+    lines = []
+    for key, value in meta.items():
+        if not key.replace("_", "").replace("-", "").replace(".", "").isalnum() or "\n" in value or "\r" in value:
+            raise ValueError(f"header key {key!r} or its value cannot be one `# kscope:` line")
+        lines.append(f"# kscope: {key}={value}\n")
+    return "".join(lines).encode("utf-8")
+
+
 def write_trace(logs: Iterable[EventLog], nr_events: int, nr_cpus: int, flags: int,
-                out: BinaryIO) -> int:
+                out: BinaryIO, meta: dict[str, str] | None = None) -> int:
     """Writes a run, given as consecutive event logs (nr_events records in all), as one `trace` file.
 
     flags must already hold NSEC if any record needs it (see needs_nsec), so every log
     prints alike. Each log goes through the C exporter, whose own header is dropped in
-    favour of one header for the whole file. Returns the bytes written.
+    favour of one header for the whole file; `meta` lines (`# kscope: key=value`) go before
+    it. Returns the bytes written.
     """
-    head = _header(nr_events, nr_cpus, flags)
+    head = meta_lines(meta or {}) + _header(nr_events, nr_cpus, flags)
     total, seen = out.write(head), 0
     for log in logs:
         n = len(log)

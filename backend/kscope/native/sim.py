@@ -77,6 +77,8 @@ class Simulation:
         core.check(status)
         self._event = st.KsEvent()
         self._produced = ctypes.c_int32()
+        # What runs: "auto" resolved by the core (mm_cid:v6.18 when a process registers rseq).
+        self.algo_run = core.text(core.lib().ks_sim_algo_name(self._handle))
 
     # ---- lifetime ----------------------------------------------------------------------
 

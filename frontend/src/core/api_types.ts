@@ -171,12 +171,28 @@ export interface TraceCreated {
   malformed_lines: number
   /** the uploaded file's name */
   name: string
+  provenance?: TraceProvenance
   /** first event's time (the trace's own clock) */
   t_first_ns: number
   t_last_ns: number
   /** distinct thread ids seen */
   tasks: number
   token: string
+}
+
+/** Where the events come from: a real kernel (measured) or kscope's simulator (modelled). */
+export interface TraceProvenance {
+  /** modelled: the algorithm model, e.g. mm_cid:v6.18 */
+  algo?: string | null
+  generator?: string | null
+  /** modelled: the header says `# kscope: source=modelled` (kscope sim --export) */
+  kind: "measured" | "modelled"
+  /** modelled: the machine (topology preset or file) */
+  preset?: string | null
+  /** modelled: the simulator's RNG seed */
+  seed?: string | null
+  /** modelled: the simulated workload's name */
+  workload?: string | null
 }
 
 /** A stored trace: what ingest found in it. */
@@ -200,6 +216,7 @@ export interface TracePublic {
   malformed_lines: number
   /** the uploaded file's name */
   name: string
+  provenance?: TraceProvenance
   /** first event's time (the trace's own clock) */
   t_first_ns: number
   t_last_ns: number

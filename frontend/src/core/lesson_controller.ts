@@ -171,7 +171,7 @@ export class LessonController extends PlaybackController<LessonState, LessonView
 
   /** Each run's allocation log (the quizzes' and "run to event"'s input). */
   quizRuns(): QuizRun[] {
-    return this.runs.map((r) => ({ variant: r.variant, records: r.timeline.records }))
+    return this.runs.map((r) => ({ variant: r.variant, records: r.timeline.records, logEnd: r.timeline.logEnd }))
   }
 
   /** JS->wasm calls all runs have made (diagnostics; tests check the per-frame budget). */

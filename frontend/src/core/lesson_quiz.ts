@@ -11,9 +11,9 @@
  * The lesson file never holds an answer: change the scenario (seed, variant, a
  * toggle) and the answer changes with it (lesson_quiz.test.ts proves it).
  */
-import { lastStep, stepAtTime, timeOf, type LessonClock } from './lesson_timeline'
+import { lastStep, stepAtTime, stepShowingRecord, timeOf, type LessonClock } from './lesson_timeline'
 import type { LessonAt, LessonEventTarget, LessonQuiz } from './lesson_types'
-import type { MmCidPath, MmCidRecord } from './types'
+import type { MmCidPath, MmCidRecord, RunTimeline } from './types'
 
 /** Allocator records that decide the cid a thread runs with (it is switched in, or moved with its cid). */
 export const DECISION_PATHS: readonly MmCidPath[] = ['KEEP_PCPU_CID', 'RECENT_CID', 'EXPAND_MAX_NR_CID', 'FIRST_FREE', 'MIGRATE_TAKEN_FROM_SRC']
@@ -22,6 +22,8 @@ export const DECISION_PATHS: readonly MmCidPath[] = ['KEEP_PCPU_CID', 'RECENT_CI
 export interface QuizRun {
   variant: 'v6.12' | 'v6.13' | 'v6.18'
   records: readonly MmCidRecord[]
+  /** The log's end after each simulator step (RunTimeline.logEnd): when each record becomes visible. */
+  logEnd: RunTimeline['logEnd']
 }
 
 /** The run a step-local reference means: the named variant, else the first run. */
@@ -51,11 +53,15 @@ export function resolveAt(at: LessonAt, clock: LessonClock, runs: readonly QuizR
   if ('time_ms' in at) return { step: stepAtTime(clock, at.time_ms * 1e6), problem: null }
   if ('end' in at) return { step: last, problem: null }
   const r = findEvent(runs, at.event)
-  if (!r) {
+  const run = runs.findIndex((x) => (at.event.variant ? x.variant === at.event.variant : true))
+  // The first step that shows the record done, not the step at its time: a record logged
+  // from a timer tick (the scan) is seen only with the next event (stepShowingRecord).
+  const step = r && run >= 0 ? stepShowingRecord(clock, run, runs[run], r.seq) : null
+  if (!r || step === null) {
     const who = at.event.tid !== undefined ? ` for thread ${at.event.tid}` : ''
     return { step: last, problem: `This run has no ${at.event.path} decision #${at.event.nth}${who}: showing its end.` }
   }
-  return { step: stepAtTime(clock, r.ts_ns), problem: null }
+  return { step, problem: null }
 }
 
 export interface QuizAnswer {

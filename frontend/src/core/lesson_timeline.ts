@@ -103,6 +103,32 @@ export function recordMatches(r: MmCidRecord, what: 'entry' | 'new-cid' | 'scan'
 }
 
 /**
+ * The first lesson step after `from` that shows run r with record `seq` logged (the
+ * state after the record), or null if the clock does not reach it. A record is logged
+ * inside the simulator step that produces the next event: the 100 ms scan, run from a
+ * timer tick, makes no event of its own, so its records (at the tick's time) become
+ * visible with the next event, later. The step at the record's own time would still
+ * show the state before it.
+ */
+export function stepShowingRecord(
+  clock: LessonClock, r: number, tl: Pick<RunTimeline, 'logEnd'>, seq: number, from = 0,
+): number | null {
+  // The first simulator step whose logEnd passes seq, then the first lesson step reaching it.
+  const simStep = upperBound(tl.logEnd, seq) + 1
+  if (simStep > tl.logEnd.length) return null
+  const at = clock.stepAt[r]
+  let lo = from + 1
+  let hi = lastStep(clock)
+  if (lo > hi || at[hi] < simStep) return null
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (at[mid] >= simStep) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
+/**
  * "Run to next allocation": the first lesson step after `from` at which any
  * run logs a record of the kind asked for; null if none on the clock.
  */
@@ -118,18 +144,8 @@ export function nextRecordStep(
     const seen = logEndAt(tl, clock.stepAt[r][Math.min(from, lastStep(clock))])
     const rec = tl.records.find((x) => x.seq >= seen && recordMatches(x, what))
     if (!rec) return
-    // The first simulator step whose logEnd passes rec.seq, then the first lesson step reaching it.
-    const simStep = upperBound(tl.logEnd, rec.seq) + 1
-    const at = clock.stepAt[r]
-    let lo = from + 1
-    let hi = lastStep(clock)
-    if (lo > hi || at[hi] < simStep) return
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (at[mid] >= simStep) hi = mid
-      else lo = mid + 1
-    }
-    if (best === null || lo < best) best = lo
+    const at = stepShowingRecord(clock, r, tl, rec.seq, from)
+    if (at !== null && (best === null || at < best)) best = at
   })
   return best
 }

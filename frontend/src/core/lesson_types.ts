@@ -12,6 +12,7 @@
  */
 import type { CacheMode, LessonVariant, LessonWorkload, MmCidToggle } from './lesson_state'
 import type { MmCidPath } from './types'
+import type { LessonExpect } from './lesson_expect'
 
 export const LESSON_FORMAT_VERSION = 1
 
@@ -91,6 +92,8 @@ export interface LessonStep {
   /** Toggle ids (from the lesson's toggles) offered at this step. */
   toggles: MmCidToggle[]
   published?: LessonPublishedRef
+  /** What the narration claims of the state the step shows, checked against the model (lesson_expect.ts). */
+  expect: LessonExpect[]
 }
 
 export interface Lesson {

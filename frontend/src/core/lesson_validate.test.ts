@@ -50,11 +50,37 @@ describe('the shipped mm_cid lesson', () => {
     expect(schema.$defs.view.enum).toEqual(['picture', 'legend', 'narration', 'costs', 'numbers', 'pcpu', 'chart', 'published'])
     expect(schema.$defs.toggle.enum).toEqual(['no_recent_cid', 'task_nr_cpus_allowed'])
     expect(Object.keys(schema.$defs.step.properties).sort()).toEqual(
-      ['at', 'id', 'narration', 'notes', 'published', 'quiz', 'scenario', 'title', 'toggles', 'views'])
+      ['at', 'expect', 'id', 'narration', 'notes', 'published', 'quiz', 'scenario', 'title', 'toggles', 'views'])
+    expect(schema.$defs.step.required).toContain('expect')
+    expect(schema.$defs.claim.oneOf.map((c: { properties: { kind: { const: string } } }) => c.properties.kind.const)).toEqual(
+      ['time', 'cids', 'pcpu', 'record', 'mm', 'burst', 'cost_ratio'])
   })
 })
 
 describe('bad lessons', () => {
+  it('every step must say what it shows ("expect"), in claims the validator knows', () => {
+    const d = clone()
+    delete d.steps[3].expect
+    d.steps[4].expect = [
+      { kind: 'time', min_ms: 5, max_ms: 1 },
+      { kind: 'cids' },
+      { kind: 'record', path: 'SCAN_GONE' },
+      { kind: 'pcpu', cpu: 2, cid: 1, colour: 'red' },
+      { kind: 'mood' },
+      { kind: 'cost_ratio', min: 2 },
+      { kind: 'burst', source: 'dram', variant: 'v6.13' },
+    ]
+    const p = problems(d)
+    expect(p).toContain('$.steps[3].expect: must be an array, got nothing')
+    expect(p).toContain('$.steps[4].expect[0].max_ms: must be at least min_ms (5), got 1')
+    expect(p).toContain('$.steps[4].expect[1]: a "cids" claim needs at least one of taken, free')
+    expect(p.some((x) => x.startsWith('$.steps[4].expect[2].path: must be one of'))).toBe(true)
+    expect(p.some((x) => x.startsWith('$.steps[4].expect[3].colour: unknown field'))).toBe(true)
+    expect(p.some((x) => x.startsWith('$.steps[4].expect[4].kind: must be one of "time"'))).toBe(true)
+    expect(p).toContain('$.steps[4].expect[5]: a "cost_ratio" claim needs a compare step (variant "compare")')
+    expect(p).toContain('$.steps[4].expect[6].variant: names "v6.13", but the step\'s scenario runs v6.12')
+  })
+
   it('another format version is refused before anything else', () => {
     const d = clone()
     d.kscope_lesson = 2

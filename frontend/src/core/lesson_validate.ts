@@ -18,6 +18,8 @@ import {
   type Lesson, type LessonAt, type LessonPublishedRef, type LessonQuiz, type LessonScenario, type LessonStep, type LessonToggleDef,
 } from './lesson_types'
 import { MM_CID_PATHS } from './types'
+import { LESSON_EXPECT_KINDS, type LessonExpect } from './lesson_expect'
+import type { BurstSource } from './lesson_timeline'
 
 export interface LessonProblem {
   /** JSON path, e.g. "$.steps[2].scenario.seed". */
@@ -235,7 +237,64 @@ function readPublished(r: Reader, v: Json, path: string): LessonPublishedRef {
   return { entry: r.str(o.entry, `${path}.entry`, { max: 100 }), table: r.str(o.table, `${path}.table`, { max: 100 }), row: r.str(o.row, `${path}.row`, { max: 100 }) }
 }
 
-const STEP_KEYS = ['id', 'title', 'scenario', 'at', 'views', 'narration', 'notes', 'quiz', 'toggles', 'published'] as const
+const EXPECT_KEYS: Record<LessonExpect['kind'], readonly string[]> = {
+  time: ['min_ms', 'max_ms'],
+  cids: ['taken', 'free'],
+  pcpu: ['cpu', 'cid', 'recent_cid'],
+  record: ['path', 'tid', 'cid', 'at_ms', 'count'],
+  mm: ['max_nr_cid', 'cids_in_use'],
+  burst: ['tid', 'source'],
+  cost_ratio: ['min', 'max'],
+}
+const BURST_SOURCES: readonly BurstSource[] = ['core', 'llc', 'same-llc-core', 'other-llc', 'other-socket', 'dram', 'unknown']
+
+/** One claim of a step's "expect" list (lesson_expect.ts says what each kind checks). */
+function readExpect(r: Reader, v: Json, path: string, scenario: LessonScenario): LessonExpect | null {
+  const kind = r.enumOf(isObj(v) ? v.kind : v, `${path}.kind`, LESSON_EXPECT_KINDS)
+  if (!isObj(v)) return null
+  const withRun = kind === 'cost_ratio' ? [] : ['variant']
+  const o = r.obj(v, path, ['kind', ...EXPECT_KEYS[kind], ...withRun])
+  if (!o) return null
+  const variant = 'variant' in o ? r.enumOf(o.variant, `${path}.variant`, RUN_VARIANTS) : undefined
+  checkRunVariant(r, variant, scenario, `${path}.variant`)
+  const run = variant ? { variant } : {}
+  const opt = (k: string, read: (x: Json, at: string) => number) => (k in o ? { [k]: read(o[k], `${path}.${k}`) } : {})
+  const int = (lo: number, hi: number) => (x: Json, at: string) => r.int(x, at, lo, hi)
+  const cids = (k: string) => (k in o ? { [k]: r.arr(o[k], `${path}.${k}`, { min: 1, max: 4096 }).map((x, i) => r.int(x, `${path}.${k}[${i}]`, 0, 4095)) } : {})
+  const need = (keys: string[]) => {
+    if (!keys.some((k) => k in o)) r.fail(path, `a "${kind}" claim needs at least one of ${keys.join(', ')}`)
+  }
+  switch (kind) {
+    case 'time': {
+      const min = r.num(o.min_ms, `${path}.min_ms`, 0, 1e7)
+      const max = r.num(o.max_ms, `${path}.max_ms`, 0, 1e7)
+      if (max < min) r.fail(`${path}.max_ms`, `must be at least min_ms (${min}), got ${max}`)
+      return { kind, min_ms: min, max_ms: max, ...run }
+    }
+    case 'cids':
+      need(['taken', 'free'])
+      return { kind, ...cids('taken'), ...cids('free'), ...run }
+    case 'pcpu':
+      need(['cid', 'recent_cid'])
+      return { kind, cpu: r.int(o.cpu, `${path}.cpu`, 0, 4095), ...opt('cid', int(-1, 4095)), ...opt('recent_cid', int(-1, 4095)), ...run }
+    case 'record':
+      return {
+        kind, path: r.enumOf(o.path, `${path}.path`, MM_CID_PATHS), ...opt('tid', int(0, 1 << 30)), ...opt('cid', int(-1, 4095)),
+        ...opt('at_ms', int(0, 1e7)), ...opt('count', int(0, 100000)), ...run,
+      }
+    case 'mm':
+      need(['max_nr_cid', 'cids_in_use'])
+      return { kind, ...opt('max_nr_cid', int(-1, 4096)), ...opt('cids_in_use', int(0, 4096)), ...run }
+    case 'burst':
+      return { kind, ...opt('tid', int(0, 1 << 30)), source: r.enumOf(o.source, `${path}.source`, BURST_SOURCES), ...run }
+    case 'cost_ratio':
+      need(['min', 'max'])
+      if (scenario.variant !== 'compare') r.fail(path, 'a "cost_ratio" claim needs a compare step (variant "compare")')
+      return { kind, ...opt('min', (x, at) => r.num(x, at, 0, 1e6)), ...opt('max', (x, at) => r.num(x, at, 0, 1e6)) }
+  }
+}
+
+const STEP_KEYS = ['id', 'title', 'scenario', 'at', 'views', 'narration', 'notes', 'quiz', 'toggles', 'published', 'expect'] as const
 
 function readStep(r: Reader, v: Json, path: string, defaults: Record<string, Json>, toggleIds: readonly string[]): LessonStep {
   const o = r.obj(v, path, STEP_KEYS) ?? {}
@@ -258,6 +317,8 @@ function readStep(r: Reader, v: Json, path: string, defaults: Record<string, Jso
     narration: r.str(o.narration, `${path}.narration`),
     notes: r.str(o.notes, `${path}.notes`),
     toggles,
+    // What the narration claims of the state shown: required, so no step's words go unchecked.
+    expect: r.arr(o.expect, `${path}.expect`, { min: 1, max: 40 }).flatMap((x, i) => readExpect(r, x, `${path}.expect[${i}]`, scenario) ?? []),
   }
   if (o.quiz !== undefined) step.quiz = readQuiz(r, o.quiz, `${path}.quiz`, scenario)
   if (o.published !== undefined) {

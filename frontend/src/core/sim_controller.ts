@@ -51,7 +51,19 @@ export interface SimView {
   problem: SimProblem | null
   /** A one-off message about the last action, e.g. that "run to next" reached the end. */
   notice: string | null
+  /**
+   * The kernel model the run uses (SIM_ALGO resolved by the core): "mm_cid:v6.18" when a
+   * process of the workload registers rseq, "none" when none does; null before a run.
+   */
+  algo: string | null
 }
+
+/**
+ * The /simulate page's algorithm: what a current kernel runs. Every kernel since 6.3 with
+ * CONFIG_SCHED_MM_CID gives rseq threads a concurrency id, so "auto" runs the 6.18 mm_cid
+ * model where a process registers rseq (else none: no rseq_update, no cid to show).
+ */
+export const SIM_ALGO = 'auto'
 
 export type SimSnapshot = PlaybackSnapshot<SimState, SimView>
 
@@ -83,7 +95,7 @@ const SIM_STATE: PlaybackStateFns<SimState, RunParams> = {
 /** Steps between two frames beyond which moves are not animated (a jump, not a story). */
 const MAX_ANIMATED_STEPS = 50
 
-const emptyView: SimView = { topology: null, frame: null, previous: null, moveMs: 0, events: [], problem: null, notice: null }
+const emptyView: SimView = { topology: null, frame: null, previous: null, moveMs: 0, events: [], problem: null, notice: null, algo: null }
 
 function problemOf(err: unknown): SimProblem {
   if (err instanceof WorkloadError) {
@@ -144,8 +156,8 @@ export class SimController extends PlaybackController<SimState, SimView, RunPara
     const text = workloadText(params)
     if ('problem' in text) return { ...emptyView, problem: text.problem, notice }
     try {
-      this.sim = core.simulate({ preset: params.preset, workloadJson: text.json, seed: params.seed })
-      return { ...emptyView, topology: this.sim.topology, notice }
+      this.sim = core.simulate({ preset: params.preset, workloadJson: text.json, seed: params.seed, algo: SIM_ALGO })
+      return { ...emptyView, topology: this.sim.topology, notice, algo: this.sim.algo }
     } catch (err) {
       return { ...emptyView, problem: problemOf(err), notice }
     }
@@ -210,7 +222,7 @@ export class SimController extends PlaybackController<SimState, SimView, RunPara
     if (!this.core) return { kind: 'core', message: 'The C core is not loaded yet' }
     const { preset, seed } = this.snapshot.state
     try {
-      this.core.simulate({ preset, workloadJson: json, seed }).free()
+      this.core.simulate({ preset, workloadJson: json, seed, algo: SIM_ALGO }).free()
       return null
     } catch (err) {
       return problemOf(err)

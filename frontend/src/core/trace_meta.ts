@@ -25,9 +25,37 @@ export interface TraceCpuPlace {
   node: number
 }
 
+/**
+ * Where the events come from. `kscope sim --export ftrace` heads its file with
+ * "# kscope: source=modelled" and the run's workload, seed, algo and preset
+ * (backend/kscope/simulate.py export_meta; the server reads the same lines,
+ * backend/kscope/ingest/provenance.py): such a trace is MODELLED. Anything
+ * else is MEASURED on a real kernel.
+ */
+export type TraceProvenance =
+  | { kind: 'measured' }
+  | { kind: 'modelled'; workload?: string; seed?: string; algo?: string; preset?: string; generator?: string }
+
+const MODELLED_KEYS = ['workload', 'seed', 'algo', 'preset', 'generator'] as const
+
+export function provenanceOf(capture: Record<string, string>): TraceProvenance {
+  if ((capture.source ?? '').trim().toLowerCase() !== 'modelled') return { kind: 'measured' }
+  const p: TraceProvenance = { kind: 'modelled' }
+  for (const k of MODELLED_KEYS) if (capture[k] !== undefined) p[k] = capture[k]
+  return p
+}
+
+/** The header lines that say a provenance (the server path rebuilds the header from its metadata). */
+export function provenanceLines(p: { kind: string } & Partial<Record<(typeof MODELLED_KEYS)[number], string | null>>): string[] {
+  if (p.kind !== 'modelled') return []
+  return ['# kscope: source=modelled', ...MODELLED_KEYS.flatMap((k) => (p[k] ? [`# kscope: ${k}=${p[k]}`] : []))]
+}
+
 export interface TraceMeta {
   /** Kernel release when the header says ("" otherwise). */
   kernel: string
+  /** MODELLED (a kscope simulator export) or MEASURED (a real kernel's trace). */
+  provenance: TraceProvenance
   /** "# kscope: key=value" pairs (capture metadata). */
   capture: Record<string, string>
   /** CPU count from "#P:N" / "cpus=N" / the decoder; 0 unknown. */
@@ -97,5 +125,5 @@ export function parseTraceMeta(header: readonly string[], uname = ''): TraceMeta
     }
   }
   const kernel = capture.kernel ?? (/Linux \S+ (\S+)/.exec(uname)?.[1] ?? uname)
-  return { kernel, capture, nrCpus, topology }
+  return { kernel, capture, provenance: provenanceOf(capture), nrCpus, topology }
 }

@@ -9,6 +9,7 @@
 import { useCallback, useMemo, useReducer, useRef } from 'react'
 import { KscopeError, openTraceLocally } from '../engine/wasm_bridge'
 import { TraceApiError, fetchTopology, getTrace, statsFromPublic, type TracePublic } from './traces_api'
+import { provenanceLines } from './trace_meta'
 import {
   openTraceStore, sliceIndexAt, type EventFilter, type Occupancy, type TraceStore,
 } from './trace_store'
@@ -197,6 +198,7 @@ export function useTraceSession() {
       if (gen !== generation.current) return
       const header = [
         ...(info.kernel ? [`# kscope: kernel=${info.kernel}`] : []),
+        ...provenanceLines(info.provenance ?? { kind: 'measured' }),
         ...sysfs.split('\n').filter((l) => l.includes('\t')).map((l) => `# kscope-sysfs: ${l}`),
       ]
       const base: ServerTraceBase = {

@@ -81,6 +81,7 @@ declare module '*/kscope_core.mjs' {
     // kscope/sim.h
     _ks_sim_new(topo: Ptr, json: Ptr, jsonLen: number, config: Ptr, out: Ptr, err: Ptr): number
     _ks_sim_free(sim: Ptr): void
+    _ks_sim_algo_name(sim: Ptr): Ptr
     _ks_sim_step(sim: Ptr, out: Ptr, produced: Ptr): number
     _ks_sim_run_until(sim: Ptr, limit: Ptr, log: Ptr, n: Ptr): number
     _ks_sim_run_until_tail(sim: Ptr, limit: Ptr, tail: Ptr, tailCap: number, n: Ptr): number

@@ -214,7 +214,7 @@ export interface SimulationOptions {
   workloadJson: string
   /** RNG seed: the same (preset, workload, seed, algo) gives the same events. */
   seed: number | bigint
-  /** Scheduling algorithm model, e.g. "mm_cid:v6.13"; default "none". */
+  /** Scheduling algorithm model, e.g. "mm_cid:v6.13", or "auto" (mm_cid:v6.18 when a process registers rseq); default "none". */
   algo?: string
   /** Cache eviction parameters; absent fields keep the core's defaults (ks_cache_default_params). */
   cache?: Partial<CacheParams>
@@ -323,6 +323,8 @@ export interface RunResult {
 export interface Simulation {
   readonly preset: string
   readonly topology: Topology
+  /** The algorithm the run uses, "auto" resolved by the core: e.g. "mm_cid:v6.18" or "none". */
+  readonly algo: string
   /** Events produced so far: the frame on screen is the machine after this many. */
   readonly currentStep: number
   /** Whether the workload has ended (a step produced nothing). */
@@ -649,6 +651,7 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     const simulation: Simulation = {
       preset: h.preset,
       topology: h.topology,
+      algo: text(mod._ks_sim_algo_name(sim)),
       get currentStep() {
         return stepNo
       },

@@ -98,6 +98,7 @@ export function SimulatePage({ navigate }: { navigate: (href: string) => void })
                   <span>
                     <strong>{topology.name}</strong> · {frame.cpus.length} CPUs · {formatT(frame.now_ns)} of simulated time
                   </span>
+                  <KernelModel algo={view.algo} />
                   {llcIds(topology).length > 1 && (
                     <span className="llc-buttons">
                       <button type="button" onClick={() => actions.setAllLlcs(true)} data-testid="open-all">
@@ -150,4 +151,21 @@ function problemTitle(kind: string, workload: string): string {
     default:
       return 'The C core (WebAssembly) failed'
   }
+}
+
+/**
+ * Which kernel the run models, and so what rseq_update's mm_cid means: the 6.18 mm_cid
+ * allocator where the workload registers rseq (each rseq_update carries the thread's cid),
+ * or no cid at all where no process does (sim_controller.ts SIM_ALGO).
+ */
+function KernelModel({ algo }: { algo: string | null }) {
+  if (!algo) return null
+  const m = /^mm_cid:(v[\d.]+)/.exec(algo)
+  return (
+    <span className="kernel-model" data-testid="kernel-model" data-algo={algo}>
+      {m
+        ? <>Kernel model: Linux {m[1].slice(1)} mm_cid allocator (the workload's threads register rseq: each rseq_update carries the thread's cid)</>
+        : <>Kernel model: no mm_cid (no process of this workload registers rseq, so no rseq_update reports a cid)</>}
+    </span>
+  )
 }

@@ -14,6 +14,7 @@ import { describeTraceError, queryFilter, useTraceSession } from '../core/trace_
 import { EVENT_TYPES, type TraceStore } from '../core/trace_store'
 import { stepEvent } from '../core/trace_step'
 import { formatDuration } from '../core/units'
+import type { TraceProvenance } from '../core/trace_meta'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
 import { ConformPanel, type ConformState } from '../views/timeline/Conform'
 import { CompareView } from '../views/timeline/Compare'
@@ -244,7 +245,13 @@ function Library({ onOpenLocal, onOpenServer, onCompare }: {
                       {' · '}<span title={`trace id ${t.id}`}>#{t.id.slice(0, 6)}</span>
                     </span>
                   </td>
-                  <td className="clip" title={t.format}>{t.format}</td>
+                  <td className="clip" title={t.format}>
+                    {t.format}
+                    {t.provenance?.kind === 'modelled' && (
+                      <> <span className="modelled-tag row-modelled" data-testid="trace-row-modelled"
+                        title={`A kscope simulator export (workload ${t.provenance.workload ?? '?'}, seed ${t.provenance.seed ?? '?'}): modelled, not measured`}>MODELLED</span></>
+                    )}
+                  </td>
                   <td className="clip" title={t.kernel || undefined}>{t.kernel || '—'}</td>
                   <td className="num">{t.cpus}</td>
                   <td className="num">{formatDuration(t.t_last_ns - t.t_first_ns)}</td>
@@ -426,7 +433,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   return (
     <>
       <p className="summary trace-summary" data-testid="trace-summary">
-        <span className="measured" title="Decoded from a real kernel trace: nothing here is modelled">MEASURED</span>
+        <ProvenanceBadge provenance={store.meta.provenance} />
         {' '}<span className="trace-name">{store.name}</span>
         {' · '}{st.format}{store.meta.kernel ? ` · Linux ${store.meta.kernel}` : ''}
         {' · '}{store.cpus.length} CPUs with events
@@ -489,7 +496,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           </SelectionPanel>
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
-          <TraceLegend />
+          <TraceLegend provenance={store.meta.provenance} />
         </aside>
       </main>
     </>
@@ -522,7 +529,25 @@ function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilte
   )
 }
 
-function TraceLegend() {
+/**
+ * MEASURED (a real kernel's trace) or MODELLED (a kscope simulator export, whose header
+ * says so: trace_meta.ts), with the simulated run's workload and seed.
+ */
+function ProvenanceBadge({ provenance }: { provenance: TraceProvenance }) {
+  if (provenance.kind === 'measured') {
+    return <span className="measured" data-testid="provenance" title="Decoded from a real kernel trace: nothing here is modelled">MEASURED</span>
+  }
+  const run = [provenance.workload && `workload ${provenance.workload}`, provenance.seed && `seed ${provenance.seed}`,
+    provenance.algo && `model ${provenance.algo}`].filter(Boolean).join(', ')
+  return (
+    <span className="measured modelled-trace" data-testid="provenance"
+      title={`Written by kscope's simulator (${provenance.generator ?? 'kscope sim'}): every event is modelled, not measured on a real kernel`}>
+      MODELLED{run ? <span className="provenance-run"> ({run})</span> : null}
+    </span>
+  )
+}
+
+function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
   return (
     <section className="panel legend trace-legend" aria-label="Legend">
       <h2>Legend</h2>
@@ -537,7 +562,9 @@ function TraceLegend() {
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
         <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the mm_cid model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
-      <p className="legend-note">Times are from the trace’s first event. MEASURED: a real kernel’s trace, not a model.</p>
+      <p className="legend-note">Times are from the trace’s first event. {provenance.kind === 'modelled'
+        ? 'MODELLED: this file is a kscope simulator export (its header says so), not a real kernel’s trace.'
+        : 'MEASURED: a real kernel’s trace, not a model.'}</p>
     </section>
   )
 }

@@ -81,7 +81,8 @@ _Static_assert(sizeof(ks_sim_frame) == 48, "ks_sim_frame header: 48 bytes");
 
 typedef struct ks_sim_config {
     uint64_t seed;
-    const char *algo;           /* NULL/"none", or e.g. "mm_cid:v6.13" once algorithms exist */
+    const char *algo;           /* NULL/"none", e.g. "mm_cid:v6.13", or "auto": mm_cid:v6.18
+                                 * when a process registers rseq, else none (sim.c) */
     ks_cache_params cache;      /* eviction parameters (ks_cache_default_params) */
 } ks_sim_config;
 
@@ -92,6 +93,10 @@ typedef struct ks_sim_config {
 KS_API int32_t ks_sim_new(const ks_topology *topo, const char *workload_json, int32_t json_len,
                           const ks_sim_config *config, ks_sim **out, ks_parse_error *err);
 KS_API void ks_sim_free(ks_sim *sim);
+
+/* The algorithm the simulation runs, as ks_sim_config.algo names it, with "auto" resolved
+ * (e.g. "mm_cid:v6.18" or "none"); valid while the simulation lives. */
+KS_API const char *ks_sim_algo_name(const ks_sim *sim);
 
 /* Produces the next event into *out; *produced = 0 when the workload has finished. */
 KS_API int32_t ks_sim_step(ks_sim *sim, ks_event *out, int32_t *produced);

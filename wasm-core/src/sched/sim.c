@@ -143,6 +143,24 @@ static int32_t fail_config(ks_parse_error *err, const char *field, const char *m
     return KS_ERR_NOT_FOUND;
 }
 
+/* "auto": the algorithm a current kernel runs for this workload. Every kernel since 6.3
+ * built with CONFIG_SCHED_MM_CID (default y wherever rseq is built in; Debian's 6.12 and
+ * 7.x configs have it) gives each thread of a process a concurrency id and reports it in
+ * rseq_update. So a workload with a process that registers rseq runs the newest mm_cid
+ * model (AUTO_MM_CID, this machine's 6.18); one with none runs "none": no rseq_update is
+ * recorded, and no cid can be seen. */
+#define AUTO_MM_CID "mm_cid:v6.18"
+
+static const char *resolve_algo(const workload *wl, const char *algo)
+{
+    if (strcmp(algo, "auto") != 0)
+        return algo;
+    for (int32_t i = 0; i < wl->nr_procs; i++)
+        if (wl->procs[i].rseq)
+            return AUTO_MM_CID;
+    return "none";
+}
+
 static int32_t build(ks_sim *s, const char *json, int32_t len, const ks_sim_config *config,
                      ks_parse_error *err)
 {
@@ -164,6 +182,10 @@ static int32_t build(ks_sim *s, const char *json, int32_t len, const ks_sim_conf
     status = workload_parse(json, len, s->topo, &s->wl, err);
     if (status != KS_OK)
         return status;
+    algo = resolve_algo(&s->wl, algo);
+    if (strlen(algo) >= sizeof s->algo_name)
+        return fail_config(err, "algo", "unknown scheduling algorithm");
+    strcpy(s->algo_name, algo);
     const char *variant;
     s->ops = sched_ops_find(algo, &variant);
     if (!s->ops)
@@ -181,6 +203,11 @@ static int32_t build(ks_sim *s, const char *json, int32_t len, const ks_sim_conf
     timer_arm(s, s->slot_tick, SCHED_TICK_NS);
     s->config_hash = config_hash(s, json, len, algo, &params);
     return sim_checkpoint_take(s);
+}
+
+const char *ks_sim_algo_name(const ks_sim *sim)
+{
+    return sim ? sim->algo_name : "";
 }
 
 int32_t ks_sim_new(const ks_topology *topo, const char *workload_json, int32_t json_len,

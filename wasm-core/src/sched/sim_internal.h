@@ -213,6 +213,7 @@ struct ks_sim {
     workload wl;
     const ks_sched_ops *ops;
     void *algo;
+    char algo_name[64];         /* the algorithm run, "auto" resolved (ks_sim_algo_name) */
     uint64_t seed;
     uint64_t config_hash;
     int32_t max_tasks, max_mms;

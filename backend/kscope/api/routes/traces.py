@@ -28,6 +28,7 @@ from kscope.api.schemas import (IngestAccepted, IngestProgress, OccupancySummary
 from kscope.ingest.jobs import Jobs
 from kscope.ingest.native_ingest import NativeIngestFailed
 from kscope.ingest.pipeline import AttachedTopology
+from kscope.ingest.provenance import provenance_of
 from kscope.ingest.sources import InputError
 from kscope.store.meta import TraceRecord
 from kscope.store.store import (SqlRefused, SqlTimeout, TraceNotFound, TraceStore, hash_token, new_token,
@@ -48,6 +49,8 @@ def _public(rec: TraceRecord) -> dict[str, Any]:
     data = {k: v for k, v in vars(rec).items() if k not in ("owner_hash", "summary")}
     data["by_type"] = rec.summary.get("by_type", {})
     data["first_error"] = rec.summary.get("first_error")
+    # Traces stored before provenance was recorded: read it from their capture header.
+    data["provenance"] = rec.summary.get("provenance") or provenance_of(rec.summary.get("capture"))
     return data
 
 

@@ -68,7 +68,7 @@ function NarrationLines({ run, helpOf }: { run: LessonRunView; helpOf: (name?: s
       {shown.map((l, i) => (
         <Fragment key={i}>
           {hidden > 0 && i === shown.length - 1 && (
-            <li className="more">… and {hidden} more decisions like these at this instant (see the table and the picture)</li>
+            <li className="more">… and {hidden} more decisions like these since the previous instant (see the table and the picture)</li>
           )}
           <li className={`line-${l.kind}`}>
             {l.path && (
