@@ -4,24 +4,36 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
+
+from starlette.exceptions import HTTPException
 
 from kscope import __version__
 from kscope.api.frontend import SinglePageApp
 from kscope.api.routes import conform as conform_routes
 from kscope.api.routes import health, rooms, topologies, traces
 from kscope.core.config import Settings, get_settings
+from kscope.core.scrub import scrub_paths
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
 from kscope.rooms.broker import make_broker
 from kscope.rooms.hub import Hub
 
 
-async def _core_missing(_: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse(status_code=503, content={"detail": str(exc)})
+async def _core_missing(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse(status_code=503, content={"detail": scrub_paths(str(exc), request.app.state.settings)})
 
 
-async def _core_failed(_: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse(status_code=500, content={"detail": str(exc)})
+async def _core_failed(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse(status_code=500, content={"detail": scrub_paths(str(exc), request.app.state.settings)})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Every HTTPException's text, without the server's absolute paths (core/scrub.py)."""
+    assert isinstance(exc, HTTPException)
+    if isinstance(exc.detail, str):
+        exc.detail = scrub_paths(exc.detail, request.app.state.settings)
+    return await http_exception_handler(request, exc)
 
 
 @asynccontextmanager
@@ -30,6 +42,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     await app.state.rooms.start()
     yield
     await app.state.rooms.close()
+    if getattr(app.state, "gates", None) is not None:
+        app.state.gates.close()
     store = getattr(app.state, "store", None)  # opened on first use (api/deps.py)
     if store is not None:
         store.close()
@@ -48,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_exception_handler(CoreLibraryMissing, _core_missing)
     app.add_exception_handler(KscopeCoreError, _core_failed)
+    app.add_exception_handler(HTTPException, _http_error)
     app.include_router(health.router, prefix="/api")
     app.include_router(topologies.router, prefix="/api")
     app.include_router(traces.router, prefix="/api")

@@ -1,8 +1,11 @@
-"""Shared route dependencies: the trace store and ingest jobs of this app."""
+"""Shared route dependencies: the trace store, ingest jobs and request gates of this app."""
 
 import threading
+from dataclasses import dataclass
 
 from fastapi import Request
+
+from kscope.api.gate import Gate
 
 from kscope.ingest.jobs import Jobs
 from kscope.store.store import TraceStore
@@ -25,3 +28,28 @@ def get_jobs(request: Request) -> Jobs:
         if getattr(state, "jobs", None) is None:
             state.jobs = Jobs()
         return state.jobs
+
+
+@dataclass
+class Gates:
+    """The app's gates (api/gate.py): SQL and event pages each on threads of their own."""
+
+    sql: Gate
+    events: Gate
+
+    def close(self) -> None:
+        self.sql.close()
+        self.events.close()
+
+
+def gates(request: Request) -> Gates:
+    state = request.app.state
+    with _lock:
+        if getattr(state, "gates", None) is None:
+            s = state.settings
+            state.gates = Gates(
+                sql=Gate("SQL", s.sql_max_concurrent, s.sql_queue, s.sql_per_token, "KSCOPE_SQL",
+                         retry_after_s=2.0),
+                events=Gate("events", s.events_max_concurrent, s.events_queue, s.events_per_token,
+                            "KSCOPE_EVENTS", retry_after_s=1.0))
+        return state.gates

@@ -176,6 +176,8 @@ export interface EventsQuery {
   cpus?: number[]
   types?: string[]
   limit?: number
+  /** The X-Kscope-Next-Cursor of the page before: the next page (it replaces t0). */
+  cursor?: string
 }
 
 export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' = 'arrow'): string {
@@ -185,6 +187,7 @@ export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' =
   if (q.cpus?.length) p.set('cpus', q.cpus.join(','))
   if (q.types?.length) p.set('types', q.types.join(','))
   if (q.limit !== undefined) p.set('limit', String(q.limit))
+  if (q.cursor !== undefined) p.set('cursor', q.cursor)
   p.set('format', format)
   return `${route('/api/traces/{trace_id}/events', { trace_id: id })}?${p}`
 }
@@ -213,14 +216,25 @@ export async function fetchTopology(id: string): Promise<string> {
   return res.text()
 }
 
-/** POST /{id}/sql: one read-only SELECT over the trace's `events` view. */
+/**
+ * POST /{id}/sql: one read-only SELECT over the trace's `events` view. A 429 (the server's SQL
+ * threads and queue are full, or this token has its share running) is retried after the
+ * Retry-After it names, a few times.
+ */
 export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
   const body: api.SqlRequest = { sql }
-  const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
-    method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
-  })
-  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
-  return res.json()
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
+      method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    })
+    if (res.status === 429 && attempt < 3) {
+      const wait = Math.min(5, Math.max(1, Number(res.headers.get('Retry-After')) || 1))
+      await new Promise((r) => setTimeout(r, wait * 1000))
+      continue
+    }
+    if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+    return res.json()
+  }
 }
 
 /**
@@ -237,10 +251,14 @@ export async function fetchConform(id: string, variant = 'auto', signal?: AbortS
 /** One row of GET /events?format=json (backend/kscope/ingest/records.py SCHEMA). */
 export type EventRow = Record<string, string | number | null>
 
-export async function fetchEventRows(id: string, q: EventsQuery): Promise<EventRow[]> {
+/**
+ * One page of GET /events?format=json: at most `limit` rows and at most the server's JSON page
+ * (Settings.events_max_json_rows); `next` is the cursor of the next page, null after the last.
+ */
+export async function fetchEventRows(id: string, q: EventsQuery): Promise<{ rows: EventRow[]; next: string | null }> {
   const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers() })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
-  return res.json()
+  return { rows: await res.json(), next: res.headers.get('X-Kscope-Next-Cursor') }
 }
 
 /** Server rows -> the same columns the local decoder gives. */
