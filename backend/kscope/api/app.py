@@ -1,5 +1,6 @@
 """The FastAPI application: API routes under /api, OpenAPI at /docs, the frontend at /."""
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,6 +19,7 @@ from kscope.core.scrub import scrub_paths
 from kscope.native.core import CoreLibraryMissing, KscopeCoreError
 from kscope.rooms.broker import make_broker
 from kscope.rooms.hub import Hub
+from kscope.store import sql_process
 
 
 async def _core_missing(request: Request, exc: Exception) -> JSONResponse:
@@ -40,6 +42,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.rooms = Hub(app.state.settings, make_broker(app.state.settings))
     await app.state.rooms.start()
+    # The SQL fork server (store/sql_process.py) starts now, in the background, rather than
+    # inside the first query (and the attack that query may be part of).
+    asyncio.get_running_loop().run_in_executor(None, sql_process.warm_up)
     yield
     await app.state.rooms.close()
     if getattr(app.state, "gates", None) is not None:

@@ -52,18 +52,27 @@ class Gate:
         with self._lock:
             return self._admitted if token is None else self._by_token[token]
 
+    def check(self, token: str) -> None:
+        """Busy now if `token` would be refused (admits nothing): lets a route refuse before any
+        other work, e.g. before looking its trace up on a worker thread."""
+        with self._lock:
+            self._refuse_if_full(token)
+
     def _admit(self, token: str) -> None:
         with self._lock:
-            if self._by_token[token] >= self.per_token:
-                raise Busy(f"too many {self.name} requests at once for this token: at most {self.per_token} "
-                           f"running or waiting ({self._setting}_PER_TOKEN); retry when one has finished",
-                           self._retry_after_s)
-            if self._admitted >= self.running + self.queue:
-                raise Busy(f"the server is busy with {self._admitted} {self.name} requests "
-                           f"({self.running} running, {self.queue} waiting at most: {self._setting}_MAX_CONCURRENT, "
-                           f"{self._setting}_QUEUE); retry later", self._retry_after_s)
+            self._refuse_if_full(token)
             self._admitted += 1
             self._by_token[token] += 1
+
+    def _refuse_if_full(self, token: str) -> None:
+        if self._by_token[token] >= self.per_token:
+            raise Busy(f"too many {self.name} requests at once for this token: at most {self.per_token} "
+                       f"running or waiting ({self._setting}_PER_TOKEN); retry when one has finished",
+                       self._retry_after_s)
+        if self._admitted >= self.running + self.queue:
+            raise Busy(f"the server is busy with {self._admitted} {self.name} requests "
+                       f"({self.running} running, {self.queue} waiting at most: {self._setting}_MAX_CONCURRENT, "
+                       f"{self._setting}_QUEUE); retry later", self._retry_after_s)
 
     def _release(self, token: str) -> None:
         with self._lock:

@@ -14,4 +14,5 @@ class SqlTimeout(TimeoutError):
 
 
 class SqlTooBig(ValueError):
-    """A query whose result encodes to more bytes than the limit."""
+    """A query whose result encodes to more bytes than the limit, or that needs more memory than
+    the per-query limit."""

@@ -84,7 +84,8 @@ class _Query:
 
         self.timeout_s = timeout_s
         self.folder = str(parquet.parent.resolve()) + "/"
-        self.conn = duckdb.connect(":memory:", config={"threads": 2, "enable_progress_bar": False})
+        self.conn = duckdb.connect(":memory:", config={"threads": 2})
+        self.conn.execute("SET enable_progress_bar=false")
         self.conn.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{parquet.resolve()}')")
         self.conn.execute(f"SET memory_limit='{max(1, memory_bytes // 1024)}KiB'")
         self.conn.execute("SET max_temp_directory_size='0KiB'")
@@ -108,7 +109,7 @@ class _Query:
         if isinstance(err, duckdb.InterruptException):
             return SqlTimeout(f"query interrupted at the {self.timeout_s:g} s limit (KSCOPE_SQL_TIMEOUT_S)")
         if isinstance(err, duckdb.OutOfMemoryException):
-            return SqlRefused(f"query needs more memory than the per-query limit (KSCOPE_SQL_MEMORY_BYTES): {text}")
+            return SqlTooBig(f"query needs more memory than the per-query limit (KSCOPE_SQL_MEMORY_BYTES): {text}")
         return SqlRefused(f"query failed: {text}")
 
     def close(self) -> None:

@@ -5,10 +5,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from pathlib import Path
+
 import httpx
 
 from .conftest import Uploaded
-from .hostile_support import Watch
+from .hostile_support import Server, Watch
 
 # The server's memory (its process and the SQL child processes) may grow by at most this much
 # during one probe: one SQL child's limit (KSCOPE_SQL_MEMORY_BYTES, 256 MiB) is inside it.
@@ -29,7 +31,7 @@ def test_a_gigabyte_result_is_refused_within_the_time_limit_and_memory_budget(bi
         took = time.monotonic() - t
     assert r.status_code == 422, r.text[:300]
     assert "KSCOPE_SQL_MEMORY_BYTES" in r.json()["detail"] or "KSCOPE_SQL_MAX_BYTES" in r.json()["detail"]
-    assert took < 3 + 2, f"answered after {took:.1f} s (limit KSCOPE_SQL_TIMEOUT_S=3)"
+    assert took < 10 + 2, f"answered after {took:.1f} s (limit KSCOPE_SQL_TIMEOUT_S=10, + 1 s grace)"
     watch.assert_within(RSS_BUDGET_MIB)
 
 
@@ -58,62 +60,63 @@ def test_sql_error_texts_name_no_server_path(big_server: Uploaded) -> None:
         assert "/traces/" not in detail and "/data" not in detail, detail
 
 
-def _slow_storm(up: Uploaded, count: int, tokens: list[Uploaded] | None = None) -> list[httpx.Response]:
-    """`count` queries that each run until the time limit, all at once (one client per query)."""
-    owners = tokens or [up]
+STORM_TIMEOUT_S = 2  # KSCOPE_SQL_TIMEOUT_S of the storm's server: each slow query ends there
+
+
+def _owners(server: Server, trace: Path, count: int) -> list[Uploaded]:
+    """`count` owners, each with one trace (anyone gets a token by uploading)."""
+    owners = []
+    for i in range(count):
+        r = httpx.post(f"{server.url}/api/traces?name=small{i}.txt", content=trace.read_bytes(), timeout=120)
+        assert r.status_code == 201, r.text[:300]
+        owners.append(Uploaded(server, r.json()["id"], r.json()["token"], r.json()["events"]))
+    return owners
+
+
+def _slow_storm(owners: list[Uploaded], count: int) -> list[httpx.Response]:
+    """`count` queries that each run until the time limit, all at once: each client opens its
+    connection first, then all send together (a barrier), so every query arrives while the
+    first ones still run."""
+    barrier = threading.Barrier(count)
 
     def one(i: int) -> httpx.Response:
-        return _sql(owners[i % len(owners)], "SELECT count(*) FROM range(10000000000) a, range(10) b", timeout=120)
+        up = owners[i % len(owners)]
+        with httpx.Client(timeout=120) as client:
+            client.get(up.server.url + "/api/health")
+            barrier.wait(60)
+            return _sql(up, "SELECT count(*) FROM range(10000000000) a, range(10) b", client=client)
 
     with ThreadPoolExecutor(count) as pool:
         return list(pool.map(one, range(count)))
 
 
-def _timed_gets(url: str, headers: dict[str, str], stop: threading.Event, out: list[float]) -> None:
-    with httpx.Client(timeout=60) as c:
-        while not stop.is_set():
-            t = time.perf_counter()
-            c.get(url, headers=headers)
-            out.append(time.perf_counter() - t)
-            stop.wait(0.05)
-
-
-def test_45_slow_queries_from_one_token_leave_the_api_answering(big_server: Uploaded) -> None:
+def test_45_slow_queries_from_one_token_leave_the_api_answering(server_factory, sim_trace: Path) -> None:
     # Before: 45 slow queries took every worker thread; GET /api/traces took 10.8 s.
-    lists: list[float] = []
-    stop = threading.Event()
-    lister = threading.Thread(target=_timed_gets, args=(f"{big_server.server.url}/api/traces",
-                                                        big_server.headers(), stop, lists))
-    with Watch(big_server.server) as watch:
-        lister.start()
-        answers = _slow_storm(big_server, 45)
-        stop.set()
-        lister.join()
+    server = server_factory(sql_timeout_s=STORM_TIMEOUT_S)
+    (owner,) = _owners(server, sim_trace, 1)
+    with Watch(server, also={"/api/traces": owner.token}) as watch:
+        answers = _slow_storm([owner], 45)
     codes = sorted(r.status_code for r in answers)
     busy = [r for r in answers if r.status_code == 429]
     assert set(codes) <= {408, 429}, codes
     assert len(busy) >= 45 - 4, codes  # KSCOPE_SQL_PER_TOKEN=4 admitted (running or waiting)
     assert all(int(r.headers["Retry-After"]) >= 1 for r in busy)
     assert "KSCOPE_SQL_PER_TOKEN" in busy[0].json()["detail"]
-    assert lists and max(lists) < 0.5, f"GET /api/traces took up to {max(lists):.2f} s ({len(lists)} samples)"
-    watch.assert_within(RSS_BUDGET_MIB)
+    watch.assert_within(RSS_BUDGET_MIB)  # /api/health and /api/traces each under 0.5 s
 
 
-def test_slow_queries_from_many_tokens_queue_then_get_429(big_server: Uploaded, sim_trace) -> None:
-    # 12 owners (anyone gets a token by uploading a trace), 3 slow queries each, at once:
-    # KSCOPE_SQL_MAX_CONCURRENT (2) run, KSCOPE_SQL_QUEUE (8) wait, the rest get 429 at once.
-    owners = []
-    body = sim_trace.read_bytes()
-    for i in range(12):
-        r = httpx.post(f"{big_server.server.url}/api/traces?name=small{i}.txt", content=body, timeout=120)
-        assert r.status_code == 201, r.text[:300]
-        owners.append(Uploaded(big_server.server, r.json()["id"], r.json()["token"], r.json()["events"]))
-    with Watch(big_server.server) as watch:
-        answers = _slow_storm(big_server, 36, owners)
+def test_slow_queries_from_many_tokens_queue_then_get_429(server_factory, sim_trace: Path) -> None:
+    # 4 owners, 3 slow queries each, at once (under the per-token cap): KSCOPE_SQL_MAX_CONCURRENT
+    # (2) run, KSCOPE_SQL_QUEUE (2 on this server) wait, the rest get 429 at once.
+    server = server_factory(sql_timeout_s=STORM_TIMEOUT_S, sql_queue=2)
+    owners = _owners(server, sim_trace, 4)
+    with Watch(server) as watch:
+        answers = _slow_storm(owners, 12)
     codes = [r.status_code for r in answers]
     assert set(codes) <= {408, 429}, codes
-    assert codes.count(408) <= 2 + 8, codes
-    assert codes.count(429) >= 36 - 10, codes
-    busy = next(r for r in answers if r.status_code == 429)
-    assert busy.headers["Retry-After"].isdigit()
+    assert codes.count(408) <= 2 + 2, codes
+    busy = [r for r in answers if r.status_code == 429]
+    assert len(busy) >= 12 - 4, codes
+    assert all(r.headers["Retry-After"].isdigit() for r in busy)
+    assert "KSCOPE_SQL_QUEUE" in busy[0].json()["detail"]
     watch.assert_within(RSS_BUDGET_MIB)
