@@ -44,24 +44,34 @@ def test_an_aborted_upload_logs_one_line_not_a_traceback(server_factory, tmp_pat
 
 
 def test_an_input_without_events_names_the_place_read(big_server: Uploaded) -> None:
-    body = b"# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:4\n#\n" + b"#    TASK-PID\n" * 3
-    r = httpx.post(big_server.server.url + "/api/traces?name=empty.txt", content=body, timeout=60)
-    assert r.status_code in (415, 422), r.text
-    detail = r.json()["detail"]
-    assert detail.startswith("empty.txt: ")
-    assert "no events found" not in detail or "lines 1-" in detail or "line " in detail, detail
+    # Before: "empty.txt: no events found in this ftrace input", nothing on where was looked.
+    for name, body, place in (
+            ("empty.txt", b"# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:4\n#\n"
+             + b"#    TASK-PID\n" * 3, "empty.txt: lines 1-7 (bytes 0-108): no events found in this ftrace input"),
+            ("sys.html", b'<html><script class="trace-data" type="application/text">\n# tracer: nop\n#\n'
+             b"</script></html>\n", "sys.html: bytes 0-91: no events found in this systrace input, 1 trace text blocks")):
+        r = httpx.post(big_server.server.url + f"/api/traces?name={name}", content=body, timeout=60)
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"].startswith(place), r.json()["detail"]
 
 
-def test_upload_errors_name_no_server_path(big_server: Uploaded, tmp_path: Path) -> None:
-    data_dir = str(Path(big_server.server.url and tmp_path).parent)
-    for name, body in (("junk.dat", b"\x17\x08\x44tracing" + b"\0" * 64),
-                       ("empty.txt", b"# tracer: nop\n"),
-                       ("bad.gz", b"\x1f\x8b\x08\x00" + b"\xff" * 200)):
+def test_error_texts_name_no_server_path(server_factory, tmp_path: Path, sim_trace: Path,
+                                        big_server: Uploaded) -> None:
+    # An ingest that fails inside the server (here: its ingest program is missing) reports
+    # the failure on the progress stream; the text named the program by its absolute path.
+    missing = tmp_path / "data" / "bin" / "kscope-ingest"
+    server: Server = server_factory(ingest_program=missing)
+    r = httpx.post(server.url + "/api/traces?name=t.txt&background=true", content=sim_trace.read_bytes(), timeout=60)
+    assert r.status_code == 202, r.text
+    progress = httpx.get(server.url + r.json()["progress_url"], params={"token": r.json()["token"]}, timeout=60).text
+    assert "event: error" in progress, progress
+    assert "bin/kscope-ingest" in progress, progress
+    assert str(tmp_path) not in progress and "/work/" not in progress, progress
+    # And a 4xx's text never carries one either.
+    for name, body in (("junk.dat", b"\x17\x08\x44tracing6" + b"\0" * 64), ("bad.gz", b"\x1f\x8b\x08\x00" + b"\xff" * 200)):
         r = httpx.post(big_server.server.url + f"/api/traces?name={name}", content=body, timeout=60)
         assert 400 <= r.status_code < 500, (name, r.status_code, r.text)
-        detail = r.json()["detail"]
-        assert os.sep + "data" + os.sep not in detail and data_dir not in detail, detail
-        assert "/tmp/" not in detail and "/work/" not in detail, detail
+        assert "/tmp/" not in r.text and "/work/" not in r.text, r.text
 
 
 def test_kscope_query_json_prints_a_blob(tmp_path: Path, sim_trace: Path) -> None:
