@@ -52,6 +52,8 @@ def test_a_blob_result_is_text_not_a_500(big_server: Uploaded) -> None:
 
 
 def test_sql_error_texts_name_no_server_path(big_server: Uploaded) -> None:
+    # A guard, not a regression test: DuckDB's errors never named the trace's folder (it passed
+    # before the fix too); the server now also cuts that folder out of any error text.
     for query in ("SELECT * FROM read_parquet('nope.parquet')", "SELECT no_such_column FROM events",
                   "SELECT * FROM events JOIN read_csv('x.csv') USING (cpu)"):
         r = _sql(big_server, query)
@@ -96,6 +98,7 @@ def test_45_slow_queries_from_one_token_leave_the_api_answering(server_factory, 
     (owner,) = _owners(server, sim_trace, 1)
     with Watch(server, also={"/api/traces": owner.token}) as watch:
         answers = _slow_storm([owner], 45)
+    print(watch.report())
     codes = sorted(r.status_code for r in answers)
     busy = [r for r in answers if r.status_code == 429]
     assert set(codes) <= {408, 429}, codes
@@ -112,6 +115,7 @@ def test_slow_queries_from_many_tokens_queue_then_get_429(server_factory, sim_tr
     owners = _owners(server, sim_trace, 4)
     with Watch(server) as watch:
         answers = _slow_storm(owners, 12)
+    print(watch.report())
     codes = [r.status_code for r in answers]
     assert set(codes) <= {408, 429}, codes
     assert codes.count(408) <= 2 + 2, codes
