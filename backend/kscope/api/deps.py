@@ -13,8 +13,10 @@ from kscope.store.store import TraceStore
 _lock = threading.Lock()
 
 
-def get_store(request: Request) -> TraceStore:
-    """The app's TraceStore, opened on first use (apps that never touch traces create nothing)."""
+async def get_store(request: Request) -> TraceStore:
+    """The app's TraceStore, opened on first use (apps that never touch traces create nothing).
+    Async: resolved on the event loop, not a worker thread each request (a storm of requests
+    refused with 429 must not queue for threads); only the first call opens the database."""
     state = request.app.state
     with _lock:
         if getattr(state, "store", None) is None:

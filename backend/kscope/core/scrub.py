@@ -7,14 +7,20 @@ relative to them (`tmp/<id>/input`, `wasm-core/build/native/kscope-ingest`).
 """
 
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 from kscope.core.config import REPO_ROOT, Settings
 
 
-def _roots(settings: Settings) -> list[str]:
+@lru_cache(maxsize=8)
+def _roots_of(data_dir: str) -> tuple[str, ...]:
+    return tuple(_roots(data_dir))
+
+
+def _roots(data_dir: str) -> list[str]:
     found: set[str] = set()
-    for p in (Path(settings.data_dir), REPO_ROOT, Path(sys.prefix), Path(sys.base_prefix)):
+    for p in (Path(data_dir), REPO_ROOT, Path(sys.prefix), Path(sys.base_prefix)):
         found.add(str(p))
         try:
             found.add(str(p.resolve()))
@@ -25,6 +31,6 @@ def _roots(settings: Settings) -> list[str]:
 
 
 def scrub_paths(text: str, settings: Settings) -> str:
-    for root in _roots(settings):
+    for root in _roots_of(str(settings.data_dir)):
         text = text.replace(root + "/", "").replace(root, ".")
     return text

@@ -175,6 +175,23 @@ def _json_rows(table: pa.Table) -> bytes:
     return ("[" + ",".join(r[0] for r in rows) + "]").encode()
 
 
+SEND_CHUNK = 256 * 1024
+
+
+def _streamed(body: bytes, media_type: str, headers: dict[str, str] | None = None) -> StreamingResponse:
+    """A built body sent a chunk at a time. One 20 MB write would sit in the socket transport's
+    buffer, which asyncio (3.11) trims from the front after every partial send: a memmove of the
+    rest each time, on the event loop. Chunks go out as the client takes them."""
+
+    async def chunks() -> AsyncIterator[bytes]:
+        view = memoryview(body)
+        for start in range(0, len(view), SEND_CHUNK):
+            yield bytes(view[start:start + SEND_CHUNK])
+
+    return StreamingResponse(chunks(), media_type=media_type,
+                             headers={**(headers or {}), "Content-Length": str(len(body))})
+
+
 def _busy(err: Busy) -> HTTPException:
     return HTTPException(status_code=429, detail=str(err), headers={"Retry-After": err.retry_after})
 
@@ -231,7 +248,7 @@ async def read_events(request: Request, trace_id: str, store: Store, token: Toke
     if nxt is not None:
         headers["X-Kscope-Next-Cursor"] = nxt
         headers["Link"] = f'<{request.url.include_query_params(cursor=nxt)}>; rel="next"'
-    return Response(body, media_type="application/json" if format == "json" else ARROW_STREAM, headers=headers)
+    return _streamed(body, "application/json" if format == "json" else ARROW_STREAM, headers)
 
 
 @router.get("/{trace_id}/summary", response_model=OccupancySummary, responses=NOT_FOUND)
@@ -251,15 +268,15 @@ def read_summary(trace_id: str, store: Store, token: Token = None, t0: I64 = Non
                         422: {"description": "result or memory over a limit"},
                         429: {"description": "too many queries at once (Retry-After)"},
                         **NOT_FOUND})
-async def run_sql(request: Request, trace_id: str, body: SqlRequest, store: Store, token: Token = None) -> Response:
+async def run_sql(request: Request, trace_id: str, body: SqlRequest, store: Store,
+                  token: Token = None) -> StreamingResponse:
     """One read-only SELECT over the DuckDB view `events`, bounded in time (KSCOPE_SQL_TIMEOUT_S,
     fetching and encoding included), rows, bytes and memory; on the SQL threads (KSCOPE_SQL_MAX_CONCURRENT)."""
     gate = gates(request).sql
     _refuse_if_busy(gate, token)
     rec = await run_in_threadpool(_owned, store, trace_id, token)
     try:
-        return Response(await gate.run(rec.owner_hash, store.sql_json, rec.id, body.sql),
-                        media_type="application/json")
+        return _streamed(await gate.run(rec.owner_hash, store.sql_json, rec.id, body.sql), "application/json")
     except Busy as err:
         raise _busy(err) from err
     except SqlRefused as err:
