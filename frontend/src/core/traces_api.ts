@@ -10,6 +10,7 @@
  * localStorage and send it as X-Kscope-Token; the list shows only the traces
  * of that token.
  */
+import { fetchRetrying } from './fetch_retry'
 import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../engine/wasm_bridge'
 import { EVENT_TYPES } from '../engine/wasm_bridge'
 import type * as api from './api_types'
@@ -194,7 +195,7 @@ export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' =
 
 /** An Arrow IPC stream's bytes (the events route's default format). */
 export async function fetchArrow(url: string, signal?: AbortSignal): Promise<Uint8Array> {
-  const res = await fetch(url, { headers: headers(), signal })
+  const res = await fetchRetrying(url, { headers: headers(), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return new Uint8Array(await res.arrayBuffer())
 }
@@ -223,18 +224,11 @@ export async function fetchTopology(id: string): Promise<string> {
  */
 export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
   const body: api.SqlRequest = { sql }
-  for (let attempt = 0; ; attempt++) {
-    const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
-      method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
-    })
-    if (res.status === 429 && attempt < 3) {
-      const wait = Math.min(5, Math.max(1, Number(res.headers.get('Retry-After')) || 1))
-      await new Promise((r) => setTimeout(r, wait * 1000))
-      continue
-    }
-    if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
-    return res.json()
-  }
+  const res = await fetchRetrying(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
+    method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
+  return res.json()
 }
 
 /**
@@ -256,7 +250,7 @@ export type EventRow = Record<string, string | number | null>
  * (Settings.events_max_json_rows); `next` is the cursor of the next page, null after the last.
  */
 export async function fetchEventRows(id: string, q: EventsQuery): Promise<{ rows: EventRow[]; next: string | null }> {
-  const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers() })
+  const res = await fetchRetrying(eventsUrl(id, q, 'json'), { headers: headers() })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return { rows: await res.json(), next: res.headers.get('X-Kscope-Next-Cursor') }
 }
