@@ -83,8 +83,8 @@ class Settings:
     # them); up to sql_queue more wait; one token may have sql_per_token running or waiting.
     # Past either: 429 with Retry-After.
     sql_max_concurrent: int = 2
-    sql_queue: int = 8
-    sql_per_token: int = 4
+    sql_queue: int = 32
+    sql_per_token: int = 8
     # GET /events: rows per page at most, Arrow and JSON (a JSON row costs ~10x an Arrow one);
     # more rows: the X-Kscope-Next-Cursor header gives the next page. Reads and encodings run
     # on events_max_concurrent threads of their own, with a queue and a per-token cap as for SQL.
