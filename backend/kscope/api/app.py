@@ -1,6 +1,7 @@
 """The FastAPI application: API routes under /api, OpenAPI at /docs, the frontend at /."""
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -11,6 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from kscope import __version__
+from kscope.api.busy import RefuseWhenBusy
 from kscope.api.frontend import SinglePageApp
 from kscope.api.routes import conform as conform_routes
 from kscope.api.routes import health, rooms, topologies, traces
@@ -45,6 +47,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     # The SQL fork server (store/sql_process.py) starts now, in the background, rather than
     # inside the first query (and the attack that query may be part of).
     asyncio.get_running_loop().run_in_executor(None, sql_process.warm_up)
+    # Everything loaded so far lives as long as the server: out of the collector's way, so a
+    # full collection (triggered by a burst of requests) does not pause the loop to scan it.
+    gc.freeze()
     yield
     await app.state.rooms.close()
     if getattr(app.state, "gates", None) is not None:
@@ -73,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(traces.router, prefix="/api")
     app.include_router(rooms.router, prefix="/api")
     app.include_router(conform_routes.router, prefix="/api")
+    app.add_middleware(RefuseWhenBusy)
     # Last: the mount at / only sees paths no API route matched.
     app.mount("/", SinglePageApp(settings.frontend_dist), name="frontend")
     return app

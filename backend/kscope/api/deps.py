@@ -2,6 +2,7 @@
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 
@@ -45,7 +46,11 @@ class Gates:
 
 
 def gates(request: Request) -> Gates:
-    state = request.app.state
+    return gates_of(request.app.state)
+
+
+def gates_of(state: Any) -> Gates:
+    """The gates of an app, by its `state` (made on first use)."""
     with _lock:
         if getattr(state, "gates", None) is None:
             s = state.settings
