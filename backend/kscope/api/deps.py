@@ -1,18 +1,24 @@
-"""Shared route dependencies: the trace store, ingest jobs and ingest threads of this app."""
+"""Shared route dependencies: the trace store, ingest jobs, ingest threads and request gates of this app."""
 
 import threading
+from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 
 from kscope.api.ingest_pool import IngestPool
+from kscope.api.gate import Gate
+
 from kscope.ingest.jobs import Jobs
 from kscope.store.store import TraceStore
 
 _lock = threading.Lock()
 
 
-def get_store(request: Request) -> TraceStore:
-    """The app's TraceStore, opened on first use (apps that never touch traces create nothing)."""
+async def get_store(request: Request) -> TraceStore:
+    """The app's TraceStore, opened on first use (apps that never touch traces create nothing).
+    Async: resolved on the event loop, not a worker thread each request (a storm of requests
+    refused with 429 must not queue for threads); only the first call opens the database."""
     state = request.app.state
     with _lock:
         if getattr(state, "store", None) is None:
@@ -35,3 +41,32 @@ def get_jobs(request: Request) -> Jobs:
         if getattr(state, "jobs", None) is None:
             state.jobs = Jobs()
         return state.jobs
+
+
+@dataclass
+class Gates:
+    """The app's gates (api/gate.py): SQL and event pages each on threads of their own."""
+
+    sql: Gate
+    events: Gate
+
+    def close(self) -> None:
+        self.sql.close()
+        self.events.close()
+
+
+def gates(request: Request) -> Gates:
+    return gates_of(request.app.state)
+
+
+def gates_of(state: Any) -> Gates:
+    """The gates of an app, by its `state` (made on first use)."""
+    with _lock:
+        if getattr(state, "gates", None) is None:
+            s = state.settings
+            state.gates = Gates(
+                sql=Gate("SQL", s.sql_max_concurrent, s.sql_queue, s.sql_per_token, "KSCOPE_SQL",
+                         retry_after_s=2.0),
+                events=Gate("events", s.events_max_concurrent, s.events_queue, s.events_per_token,
+                            "KSCOPE_EVENTS", retry_after_s=1.0))
+        return state.gates

@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi import Request
 from starlette.datastructures import UploadFile
 from fastapi.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from kscope.ingest.sources import InputError
 
@@ -21,7 +22,8 @@ WRITE_BYTES = 1 << 20
 
 async def receive(request: Request, dest: Path, name: str, limit: int,
                   on_progress=None) -> int:  # type: ignore[no-untyped-def]
-    """Writes the request body to dest; InputError(413) past `limit` bytes (dest removed)."""
+    """Writes the request body to dest; InputError(413) past `limit` bytes, InputError(400) when
+    the client disconnects mid-body (dest removed either way)."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise InputError(f"{name}: byte {limit}: upload of {declared} bytes is over the {limit} byte limit",
@@ -46,6 +48,11 @@ async def receive(request: Request, dest: Path, name: str, limit: int,
                     on_progress(total)
             if pending:
                 await run_in_threadpool(out.write, b"".join(pending))
+    except ClientDisconnect:
+        # The client went away: a clean refusal (logged as one line by uvicorn, never a traceback).
+        dest.unlink(missing_ok=True)
+        raise InputError(f"{name}: byte {total}: the client closed the connection before the upload ended "
+                         f"({total} bytes received, nothing stored)", status=400) from None
     except BaseException:
         dest.unlink(missing_ok=True)
         raise

@@ -82,11 +82,28 @@ class Settings:
     ingest_workers: int = 2
     ingest_queue: int = 64
     ingest_nice: int = 10
-    # Read-only SQL over a trace: wall-clock limit (seconds) and rows returned at most.
+    # Read-only SQL over a trace (POST /api/traces/{id}/sql). sql_timeout_s: wall-clock limit
+    # (seconds) on running, fetching and encoding a result (DuckDB is interrupted past it);
+    # rows returned at most (more: "truncated"); bytes of the encoded result at most (more:
+    # 422); the memory DuckDB may use for one query (more: 422).
     sql_timeout_s: float = 10.0
     sql_max_rows: int = 100_000
-    # Rows /events returns at most per request.
-    events_max_rows: int = 1_000_000
+    sql_max_bytes: int = 32 * MIB
+    sql_memory_bytes: int = 256 * MIB
+    # Queries run on their own sql_max_concurrent threads (the rest of the API never waits for
+    # them); up to sql_queue more wait; one token may have sql_per_token running or waiting.
+    # Past either: 429 with Retry-After.
+    sql_max_concurrent: int = 2
+    sql_queue: int = 32
+    sql_per_token: int = 8
+    # GET /events: rows per page at most, Arrow and JSON (a JSON row costs ~10x an Arrow one);
+    # more rows: the X-Kscope-Next-Cursor header gives the next page. Reads and encodings run
+    # on events_max_concurrent threads of their own, with a queue and a per-token cap as for SQL.
+    events_max_rows: int = 200_000
+    events_max_json_rows: int = 20_000
+    events_max_concurrent: int = 2
+    events_queue: int = 8
+    events_per_token: int = 4
 
     # Rooms (kscope/rooms/): a room lives room_ttl_s seconds after the presenter's last
     # activity (a connected presenter counts as active). Limits bound the memory: rooms

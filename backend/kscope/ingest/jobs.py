@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kscope.core.scrub import scrub_paths
 from kscope.ingest.pipeline import AttachedTopology, Ingested, ingest
 from kscope.ingest.sources import InputError
 from kscope.store.store import TraceStore
@@ -86,10 +87,10 @@ class Jobs:
                           progress=lambda phase, done, total, events:
                           self.update(trace_id, phase, done, total, events))
         except InputError as err:
-            self.fail(trace_id, str(err), err.status)
+            self.fail(trace_id, scrub_paths(str(err), store.settings), err.status)
             raise
         except Exception as err:
-            self.fail(trace_id, f"{name}: ingest failed: {err}", 500)
+            self.fail(trace_id, scrub_paths(f"{name}: ingest failed: {err}", store.settings), 500)
             raise
         finally:
             path.unlink(missing_ok=True)

@@ -48,6 +48,19 @@ def read_capture_header(path: Path) -> tuple[dict[str, str], bytes]:
     return meta, b"".join(sysfs)
 
 
+def _no_events(source: str, fmt: str, report: Any, total: int) -> str:
+    """Where an input without events was read: the first problem, else the whole span looked at."""
+    if report.first_error:
+        return f"{source}: no events found in this {fmt} input (first problem: {_where(report.first_error)})"
+    lines = report.extra.get("lines")
+    span = f"lines 1-{lines} (bytes 0-{total})" if lines else f"bytes 0-{total}"
+    blocks = ""
+    if "text_blocks" in report.extra:
+        blocks = (f", {report.extra['text_blocks']} trace text blocks and "
+                  f"{report.extra['json_blocks']} JSON blocks in it")
+    return f"{source}: {span}: no events found in this {fmt} input{blocks}: no line read as a trace event"
+
+
 def _where(err: dict[str, Any] | None) -> str:
     if not err:
         return ""
@@ -123,8 +136,7 @@ def _ingest(store: TraceStore, path: Path, source: str, trace_id: str, token: st
             data.unlink()
         events = out["events"]
         if events == 0:
-            detail = f" (first problem: {_where(report.first_error)})" if report.first_error else ""
-            raise InputError(f"{source}: no events found in this {fmt.name} input{detail}")
+            raise InputError(_no_events(source, fmt.name, report, total))
         if report.malformed > events:
             raise InputError(f"{source}: {report.malformed} malformed lines but only {events} events: "
                              f"not a {fmt.name} trace? first problem at {_where(report.first_error)}")

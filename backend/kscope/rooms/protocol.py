@@ -65,6 +65,8 @@ def parse(text: str | bytes, max_bytes: int) -> Message:
         body = json.loads(text)
     except (ValueError, UnicodeDecodeError) as err:
         raise BadMessage(f"message is not JSON: {err}") from None
+    except RecursionError:  # a RuntimeError: uncaught, it ended the socket's loop (close 1000)
+        raise BadMessage("message is nested too deeply to read") from None
     if not isinstance(body, dict):
         raise BadMessage("message must be a JSON object with a \"type\" field")
     kind = body.get("type")

@@ -11,3 +11,8 @@ class SqlRefused(ValueError):
 
 class SqlTimeout(TimeoutError):
     """A query that ran past the time limit (it was interrupted)."""
+
+
+class SqlTooBig(ValueError):
+    """A query whose result encodes to more bytes than the limit, or that needs more memory than
+    the per-query limit."""

@@ -69,6 +69,39 @@ def read_range(path: Path, t0: int | None, t1: int | None, cpus: list[int] | Non
     return table.slice(0, limit)
 
 
+class BadCursor(ValueError):
+    """A cursor that is not one this module wrote (or skips more rows than a page holds)."""
+
+
+def read_page(path: Path, t0: int | None, t1: int | None, cpus: list[int] | None, types: list[str] | None,
+              limit: int, cursor: str | None, max_skip: int) -> tuple[pa.Table, str | None]:
+    """One page of read_range's rows and the cursor of the next page (None after the last).
+
+    A cursor "TS.N" means: the rows from ts_ns = TS on, less the first N of them (those at
+    TS already sent; rows at one ts come in the same order on every read). It replaces t0.
+    """
+    skip = 0
+    if cursor is not None:
+        ts_text, _, n_text = cursor.partition(".")
+        try:
+            ts, skip = int(ts_text), int(n_text)
+        except ValueError:
+            raise BadCursor(f"cursor {cursor[:40]!r}: expected TS.N as given in X-Kscope-Next-Cursor") from None
+        if not (0 <= skip <= max_skip and -(1 << 63) <= ts < (1 << 63)):
+            raise BadCursor(f"cursor {cursor[:40]!r}: out of range")
+        t0 = ts
+    table = read_range(path, t0, t1, cpus, types, limit + skip + 1).slice(skip)
+    if table.num_rows <= limit:
+        return table, None
+    page = table.slice(0, limit)
+    import pyarrow.compute as pc
+
+    ts_col = page["ts_ns"]
+    last = ts_col[limit - 1].as_py()
+    at_last = pc.sum(pc.equal(ts_col, last)).as_py() + (skip if cursor is not None and last == t0 else 0)
+    return page, f"{last}.{at_last}"
+
+
 def _filter(table: pa.Table, t0: int | None, t1: int | None, wanted: set[int] | None,
             types: list[str] | None) -> pa.Table:
     import pyarrow.compute as pc

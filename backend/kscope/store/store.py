@@ -8,14 +8,13 @@ import datetime as dt
 import hashlib
 import secrets
 import shutil
-import threading
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kscope.core.config import Settings
 from kscope.store import tmp_claims
-from kscope.store.errors import SqlRefused, SqlTimeout, TraceNotFound
+from kscope.store.errors import SqlRefused, SqlTimeout, SqlTooBig, TraceNotFound  # noqa: F401 (re-exported)
 from kscope.store.meta import MetaStore, ShareRecord, TraceRecord, open_meta_store
 
 if TYPE_CHECKING:
@@ -135,6 +134,14 @@ class TraceStore:
         limit = min(limit or self.settings.events_max_rows, self.settings.events_max_rows)
         return ev_files.read_range(self.trace_dir(trace_id) / EVENTS_FILE, t0, t1, cpus, types, limit)
 
+    def events_page(self, trace_id: str, t0: int | None, t1: int | None, cpus: list[int] | None,
+                    types: list[str] | None, limit: int, cursor: str | None) -> "tuple[pa.Table, str | None]":
+        """At most `limit` events from `cursor` (or t0) on, and the next page's cursor (store/events.py)."""
+        from kscope.store import events as ev_files
+
+        return ev_files.read_page(self.trace_dir(trace_id) / EVENTS_FILE, t0, t1, cpus, types, limit, cursor,
+                                  max_skip=self.settings.events_max_rows)
+
     def summary(self, rec: TraceRecord, t0: int | None, t1: int | None, buckets: int) -> dict[str, Any]:
         t0 = rec.t_first_ns if t0 is None else t0
         t1 = rec.t_last_ns + 1 if t1 is None else t1
@@ -149,9 +156,21 @@ class TraceStore:
 
     def sql(self, trace_id: str, query: str, timeout_s: float | None = None,
             max_rows: int | None = None) -> dict[str, Any]:
-        """Runs one read-only SELECT against a DuckDB view `events` of the trace."""
-        return run_sql(self.trace_dir(trace_id) / EVENTS_FILE, query,
-                       timeout_s or self.settings.sql_timeout_s, max_rows or self.settings.sql_max_rows)
+        """Runs one read-only SELECT against a DuckDB view `events` of the trace (store/sql.py)."""
+        from kscope.store.sql import run_sql
+
+        return run_sql(self.trace_dir(trace_id) / EVENTS_FILE, query, *self._sql_limits(timeout_s, max_rows))
+
+    def sql_json(self, trace_id: str, query: str) -> bytes:
+        """The same, as the API's encoded JSON document, run in a child process under a hard
+        memory limit (store/sql_process.py)."""
+        from kscope.store.sql_process import run_sql_isolated
+
+        return run_sql_isolated(self.trace_dir(trace_id) / EVENTS_FILE, query, *self._sql_limits(None, None))
+
+    def _sql_limits(self, timeout_s: float | None, max_rows: int | None) -> tuple[float, int, int, int]:
+        s = self.settings
+        return (timeout_s or s.sql_timeout_s, max_rows or s.sql_max_rows, s.sql_max_bytes, s.sql_memory_bytes)
 
     def close(self) -> None:
         self.meta.close()
@@ -159,41 +178,3 @@ class TraceStore:
 
 def _valid_id(trace_id: str) -> bool:
     return 0 < len(trace_id) <= 64 and all(c in "0123456789abcdef" for c in trace_id)
-
-
-def run_sql(parquet: Path, query: str, timeout_s: float, max_rows: int) -> dict[str, Any]:
-    """One SELECT over `events` (the Parquet file) in a locked-down DuckDB: no file access
-    beyond the trace's folder, no settings changes, interrupted after timeout_s."""
-    import duckdb
-
-    try:
-        statements = duckdb.extract_statements(query)
-    except duckdb.Error as err:
-        raise SqlRefused(f"SQL does not parse: {err}") from err
-    if len(statements) != 1:
-        raise SqlRefused(f"give exactly one SQL statement (got {len(statements)})")
-    if statements[0].type != duckdb.StatementType.SELECT:
-        raise SqlRefused(f"read-only: only SELECT queries are allowed, not {statements[0].type.name}")
-    conn = duckdb.connect(":memory:", config={"threads": 2})
-    try:
-        folder = str(parquet.parent.resolve()) + "/"
-        conn.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{parquet.resolve()}')")
-        conn.execute(f"SET allowed_directories=['{folder}']")
-        conn.execute("SET enable_external_access=false")
-        conn.execute("SET lock_configuration=true")
-        timer = threading.Timer(timeout_s, conn.interrupt)
-        timer.start()
-        try:
-            cur = conn.execute(query)
-            columns = [d[0] for d in cur.description]
-            rows = cur.fetchmany(max_rows + 1)
-        except duckdb.InterruptException as err:
-            raise SqlTimeout(f"query interrupted after the {timeout_s:g} s limit") from err
-        except duckdb.Error as err:
-            raise SqlRefused(f"query failed: {err}") from err
-        finally:
-            timer.cancel()
-    finally:
-        conn.close()
-    truncated = len(rows) > max_rows
-    return {"columns": columns, "rows": [list(r) for r in rows[:max_rows]], "truncated": truncated}

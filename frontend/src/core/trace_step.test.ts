@@ -1,7 +1,7 @@
 // Stepping through events: in a store holding the whole trace, in a loaded
 // window (answered locally only when the window provably holds the answer),
 // and the comm/pid match on server rows.
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { columnsFromRows, type EventRow } from './traces_api'
 import { openTraceStore, type TraceInput } from './trace_store'
 import { rowMatches, stepEvent } from './trace_step'
@@ -41,5 +41,42 @@ describe('step to the next / previous event', () => {
     expect(rowMatches(ROWS[2], { pid: 12 })).toBe(true)
     expect(rowMatches(ROWS[2], { pid: 13 })).toBe(false)
     expect(rowMatches(ROWS[0], { comm: 'python' })).toBe(false)
+  })
+
+  describe('on a stored trace, the server pages by cursor', () => {
+    afterEach(() => vi.unstubAllGlobals())
+
+    // The server's pages of 2 rows (events at 5000, 5000, 5000, 6000: three share one ns),
+    // each with the next page's cursor, as GET /events?format=json answers.
+    const SERVER: EventRow[] = [5000, 5000, 5000, 6000].map((ts, i) => ({ ...ROWS[0], ts_ns: ts, task_pid: 20 + i, task_comm: i === 2 ? 'wanted' : 'sh' }))
+    const pages: Record<string, { rows: EventRow[]; next: string | null }> = {
+      '': { rows: SERVER.slice(0, 2), next: '5000.2' },
+      '5000.2': { rows: SERVER.slice(2, 4), next: null },
+    }
+    const urls: string[] = []
+    const fakeFetch = async (url: string) => {
+      urls.push(url)
+      const page = pages[new URL(url, 'http://x').searchParams.get('cursor') ?? '']
+      return new Response(JSON.stringify(page.rows), {
+        status: 200, headers: page.next ? { 'X-Kscope-Next-Cursor': page.next } : {} })
+    }
+    const server = () => openTraceStore({ name: 's', format: 'ftrace', origin: { kind: 'server', id: 'abc' }, stats: STATS,
+      header: [], columns: columnsFromRows(ROWS.slice(0, 1)),
+      window: { extentT0: 1000, extentT1: 6000, cpus: [0, 1], totalEvents: 5, loaded: { t0: 500, t1: 1500, truncated: false } } })
+
+    it('follows X-Kscope-Next-Cursor forward: no row sharing a ns is skipped', async () => {
+      urls.length = 0
+      vi.stubGlobal('fetch', fakeFetch)
+      expect(await stepEvent(server(), 1000, { comm: 'wanted' }, 1)).toMatchObject({ kind: 'time', ts: 5000 })
+      expect(urls).toHaveLength(2)
+      expect(urls[1]).toContain('cursor=5000.2')
+    })
+
+    it('ends when the last page has no cursor', async () => {
+      urls.length = 0
+      vi.stubGlobal('fetch', fakeFetch)
+      expect(await stepEvent(server(), 1000, { comm: 'nobody' }, 1)).toBeNull()
+      expect(urls).toHaveLength(2)
+    })
   })
 })

@@ -63,26 +63,27 @@ export async function stepEvent(s: TraceStore, from: number, f: EventFilter, dir
   const types = f.types?.size ? [...f.types].map((t) => EVENT_TYPES[t]) : undefined
   const hit = (r: EventRow): StepResult => ({ kind: 'time', ts: Number(r.ts_ns), cpu: Number(r.cpu), type: String(r.type) })
   if (dir > 0) {
-    // From the cursor on, a batch at a time, until a row matches or the trace ends.
-    let t = from + 1
-    for (let tries = 0; tries < 20 && t <= s.t1; tries++) {
-      const rows = await fetchEventRows(id, { t0: t, types, limit: SERVER_BATCH })
-      const match = rows.find((r) => rowMatches(r, f))
+    // From the cursor on, a page at a time (the server's next-page cursor), until a row matches or the trace ends.
+    let cursor: string | undefined
+    for (let tries = 0; tries < 20; tries++) {
+      const page = await fetchEventRows(id, { t0: from + 1, types, limit: SERVER_BATCH, cursor })
+      const match = page.rows.find((r) => rowMatches(r, f))
       if (match) return hit(match)
-      if (rows.length < SERVER_BATCH) return null
-      t = Number(rows[rows.length - 1].ts_ns) + 1
+      if (page.next === null) return null
+      cursor = page.next
     }
     return null
   }
   for (let span = 1e6; ; span *= 8) {
-    // [from - span, from) in time order, a batch at a time; the last match wins.
-    let t = Math.max(s.t0, from - span)
+    // [from - span, from) in time order, a page at a time; the last match wins.
+    const t0 = Math.max(s.t0, from - span)
     let best: EventRow | null = null
+    let cursor: string | undefined
     for (;;) {
-      const rows = await fetchEventRows(id, { t0: t, t1: from, types, limit: SERVER_BATCH * 4 })
-      for (const r of rows) if (rowMatches(r, f)) best = r
-      if (rows.length < SERVER_BATCH * 4) break
-      t = Number(rows[rows.length - 1].ts_ns) + 1
+      const page = await fetchEventRows(id, { t0, t1: from, types, limit: SERVER_BATCH * 4, cursor })
+      for (const r of page.rows) if (rowMatches(r, f)) best = r
+      if (page.next === null) break
+      cursor = page.next
     }
     if (best) return hit(best)
     if (from - span <= s.t0) return null

@@ -23,7 +23,7 @@ import { openTraceStore, type Occupancy, type TraceInput, type TraceStore } from
 /** Exact events (run slices) below this many ns per pixel; occupancy buckets above. */
 export const SLICE_NS_PER_PX = 40_000
 
-/** Most events fetched for one window (the server's own cap is Settings.events_max_rows, 1 M). */
+/** Most events fetched for one window (the server's own Arrow page is Settings.events_max_rows, 200 k). */
 export const WINDOW_EVENT_LIMIT = 150_000
 
 /**

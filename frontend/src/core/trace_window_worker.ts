@@ -8,6 +8,7 @@
  * Message in:  { id, url, headers, input, limit }   (headers: the owner's and/or share token)   (input: TraceInput without columns)
  * Message out: { id, store } | { id, error, status }
  */
+import { fetchRetrying } from './fetch_retry'
 import { columnsFromArrow } from './trace_arrow'
 import type { TraceStore } from './trace_store'
 import { storeFromWindow, type WindowInput } from './trace_window_store'
@@ -38,7 +39,7 @@ const scope = self as unknown as { onmessage: ((e: MessageEvent<WindowJob>) => v
 scope.onmessage = async (e: MessageEvent<WindowJob>) => {
   const { id, url, headers, input, limit } = e.data
   try {
-    const res = await fetch(url, { headers })
+    const res = await fetchRetrying(url, { headers })
     if (!res.ok) {
       let detail = `${res.status} ${res.statusText}`
       try {

@@ -15,6 +15,7 @@
  * X-Kscope-Share on that trace's reads (setShareToken). The owner's own share
  * links are remembered in localStorage so the page can show and revoke them.
  */
+import { fetchRetrying } from './fetch_retry'
 import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../engine/wasm_bridge'
 import { EVENT_TYPES } from '../engine/wasm_bridge'
 import type * as api from './api_types'
@@ -276,6 +277,8 @@ export interface EventsQuery {
   cpus?: number[]
   types?: string[]
   limit?: number
+  /** The X-Kscope-Next-Cursor of the page before: the next page (it replaces t0). */
+  cursor?: string
 }
 
 export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' = 'arrow'): string {
@@ -285,13 +288,14 @@ export function eventsUrl(id: string, q: EventsQuery, format: 'arrow' | 'json' =
   if (q.cpus?.length) p.set('cpus', q.cpus.join(','))
   if (q.types?.length) p.set('types', q.types.join(','))
   if (q.limit !== undefined) p.set('limit', String(q.limit))
+  if (q.cursor !== undefined) p.set('cursor', q.cursor)
   p.set('format', format)
   return `${route('/api/traces/{trace_id}/events', { trace_id: id })}?${p}`
 }
 
 /** An Arrow IPC stream's bytes (the events route's default format). */
 export async function fetchArrow(url: string, signal?: AbortSignal): Promise<Uint8Array> {
-  const res = await fetch(url, { headers: headers(idOfUrl(url)), signal })
+  const res = await fetchRetrying(url, { headers: headers(idOfUrl(url)), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return new Uint8Array(await res.arrayBuffer())
 }
@@ -322,10 +326,14 @@ export async function attachTopology(id: string, file: File): Promise<unknown> {
   return res.json()
 }
 
-/** POST /{id}/sql: one read-only SELECT over the trace's `events` view. */
+/**
+ * POST /{id}/sql: one read-only SELECT over the trace's `events` view. A 429 (the server's SQL
+ * threads and queue are full, or this token has its share running) is retried after the
+ * Retry-After it names, a few times.
+ */
 export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
   const body: api.SqlRequest = { sql }
-  const res = await fetch(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
+  const res = await fetchRetrying(route('/api/traces/{trace_id}/sql', { trace_id: id }), {
     method: 'POST', headers: { ...headers(id), 'Content-Type': 'application/json' }, body: JSON.stringify(body),
   })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
@@ -346,10 +354,14 @@ export async function fetchConform(id: string, variant = 'auto', signal?: AbortS
 /** One row of GET /events?format=json (backend/kscope/ingest/records.py SCHEMA). */
 export type EventRow = Record<string, string | number | null>
 
-export async function fetchEventRows(id: string, q: EventsQuery): Promise<EventRow[]> {
-  const res = await fetch(eventsUrl(id, q, 'json'), { headers: headers(id) })
+/**
+ * One page of GET /events?format=json: at most `limit` rows and at most the server's JSON page
+ * (Settings.events_max_json_rows); `next` is the cursor of the next page, null after the last.
+ */
+export async function fetchEventRows(id: string, q: EventsQuery): Promise<{ rows: EventRow[]; next: string | null }> {
+  const res = await fetchRetrying(eventsUrl(id, q, 'json'), { headers: headers(id) })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
-  return res.json()
+  return { rows: await res.json(), next: res.headers.get('X-Kscope-Next-Cursor') }
 }
 
 /** Server rows -> the same columns the local decoder gives. */
