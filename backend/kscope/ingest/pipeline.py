@@ -123,6 +123,8 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
             "bytes_per_event": round(stored / events, 2),
             "event_bytes_per_event": round(events_bytes / events, 2), "topology": bool(sysfs),
             "capture": header or None, **{k: v for k, v in report.extra.items() if k != "uname"},
+            # trace.dat: records per trace buffer ("" = the top one; instances by name)
+            **({"by_buffer": out["buffers"]} if "buffers" in out else {}),
         }
         record = TraceRecord(
             id=trace_id, name=source, format=fmt.name,
