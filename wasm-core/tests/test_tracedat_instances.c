@@ -299,7 +299,38 @@ static void declared_sizes_are_bounded(void)
     free(data);
 }
 
+/* A 10-digit pid in the cmdlines ("4294967297 ...", past INT32_MAX) is a line that does not
+ * read (counted, named), not a pid wrapped round to 1 (signed overflow, issue 20). */
+static void cmdlines_pid_past_int32_is_malformed(void)
+{
+    int32_t len = 0;
+    char *data = fixture_read("../traces/sleep-instance-linux6.18.v6.dat", &len);
+    CHECK(data != NULL);
+    if (!data)
+        return;
+    static const char line[] = "6721 memfd:sealed-91\n", wide[] = "4294967297 sealed-91\n";
+    _Static_assert(sizeof line == sizeof wide, "same length: the section size stays");
+    char *at = NULL;
+    for (int32_t i = 0; i + (int32_t)sizeof line - 1 <= len && !at; i++)
+        if (memcmp(data + i, line, sizeof line - 1) == 0)
+            at = data + i;
+    CHECK(at != NULL);
+    if (at) {
+        memcpy(at, wide, sizeof wide - 1);
+        ks_tracedat_stats st;
+        uint32_t events = 0;
+        CHECK_EQ_INT(tds_decode_copy(data, len, &st, &events), KS_OK);
+        CHECK_EQ_INT(st.events, 51);
+        CHECK_EQ_INT(st.malformed, 1);
+        CHECK_EQ_STR(st.first_error.field, "cmdlines");
+        CHECK_EQ_STR(st.first_error.message, "1 cmdlines lines are not 'pid comm'");
+    }
+    free(data);
+}
+
 const test_case tracedat_instances_tests[] = {
+    { "trace.dat: a cmdlines pid past INT32_MAX is a malformed line, not a wrapped pid",
+      cmdlines_pid_past_int32_is_malformed },
     { "trace.dat: instance buffers (alone, beside the top one; v6, v7, v7 zstd) match trace-cmd report",
       instance_buffers_match_trace_cmd },
     { "trace.dat: declared chunk sizes are bounded by ratio and by the bytes held at once",
