@@ -40,7 +40,9 @@
  *
  * Compressed v7 files (zstd, zlib: what trace-cmd 3.x writes by default) are
  * decompressed on the way, one section or one per-CPU chunk at a time; memory
- * stays bounded by the largest chunk (trace-cmd: 10 pages) per CPU.
+ * stays bounded by one chunk (trace-cmd: 10 pages) per CPU, and whatever the chunks
+ * declare, by 128 MiB for all CPUs together and 1024x each chunk's compressed size
+ * (a file that asks for more is refused at the chunk that does).
  *
  * Formats, variants and limits: src/trace/README.md.
  */
