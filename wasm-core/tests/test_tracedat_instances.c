@@ -297,6 +297,19 @@ static void declared_sizes_are_bounded(void)
     CHECK_EQ_INT(st.events, 51 + 64);
     CHECK_EQ_INT(st.generic_events, 64);
     free(data);
+
+    /* CPU blocks are counted over all buffers: 2 + 4,095 passes 4,096, so "amp" is skipped
+     * (named, counted) and the instance's records still come out */
+    data = amplified_file(4095, 4096, 1024, &len);
+    CHECK(data != NULL);
+    if (!data)
+        return;
+    CHECK_EQ_INT(tds_decode_copy(data, len, &st, &events), KS_OK);
+    CHECK_EQ_INT(st.events, 51);
+    CHECK_EQ_INT(st.skipped_buffers, 1);
+    CHECK_EQ_INT(st.malformed, 1);
+    CHECK_EQ_STR(st.first_error.message, "buffer 'amp' not decoded: more than 64 buffers or 4096 CPU blocks in all");
+    free(data);
 }
 
 /* A 10-digit pid in the cmdlines ("4294967297 ...", past INT32_MAX) is a line that does not

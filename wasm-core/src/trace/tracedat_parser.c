@@ -879,7 +879,11 @@ static int32_t add_buffer(ks_tracedat_decoder *dec, const char *name, int64_t of
         data |= sizes[i] > 0;
     if (!data)
         return KS_OK;
-    if (dec->nr_buffers == TD_MAX_BUFFERS) {
+    if (dec->nr_buffers == TD_MAX_BUFFERS || dec->nr_cursors + n > TD_MAX_CPUS) {
+        char msg[160];                  /* all buffers' CPUs together: TD_MAX_CPUS cursors */
+        snprintf(msg, sizeof msg, "buffer '%.40s' not decoded: more than %d buffers or %d CPU blocks in all",
+                 name, TD_MAX_BUFFERS, TD_MAX_CPUS);
+        note_malformed(dec, dec->pos, "options", msg);
         dec->stats.skipped_buffers++;
         return KS_OK;
     }
@@ -917,6 +921,12 @@ static int32_t start_records(ks_tracedat_decoder *dec)
     batch = batch / page * page;
     if (batch < page)
         batch = page;
+    if ((int64_t)n * batch > TD_HELD_MAX) {     /* one page per CPU does not fit: refused */
+        char msg[128];
+        snprintf(msg, sizeof msg, "%d CPU blocks of %d-byte pages: more than the %d MiB held at once",
+                 n, page, TD_HELD_MAX >> 20);
+        return fail(dec, dec->pos, "flyrecord", msg);
+    }
     for (int32_t i = 0; i < dec->nr_cursors; i++) {
         td_cursor *c = &dec->cursors[i];
         c->batch = (int32_t)batch;
