@@ -184,6 +184,9 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_tracedat_decoder_feed": ([_Handle, ctypes.c_int64, ctypes.c_void_p, _i32, _Handle], _i32),
     "ks_tracedat_decoder_finish": ([_Handle, _Handle], _i32),
     "ks_tracedat_decoder_stats": ([_Handle, _P(st.KsTracedatStats)], _i32),
+    "ks_tracedat_decoder_buffer_count": ([_Handle], _i32),
+    "ks_tracedat_decoder_buffer_name": ([_Handle, _i32], ctypes.c_char_p),
+    "ks_tracedat_decoder_held_peak": ([_Handle], ctypes.c_int64),
     # perf.h
     "ks_perf_decoder_new": ([_HandleOut], _i32),
     "ks_perf_decoder_free": ([_Handle], None),
