@@ -22,6 +22,7 @@ import { Timeline } from '../views/timeline'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
+import './traces.css'
 
 /** Play speeds: trace time per second of wall time. */
 const PLAY_SPEEDS = [
