@@ -147,10 +147,11 @@ async function pixelStats(page: Page, png: Buffer): Promise<{ colours: number; i
 /**
  * Text on screen smaller than `min` px: every visible text node's computed font
  * size times the scale of any CSS transform on its ancestors (FitBox scales the
- * presenter's stage). Returns "size px: text" lines, at most 20.
+ * presenter's stage) and, in an SVG, the drawing's viewBox scale. Text inside
+ * `exclude` (a selector) is skipped. Returns "size px: text" lines, at most 20.
  */
-export async function smallText(page: Page, root: string, min: number): Promise<string[]> {
-  return page.evaluate(({ root, min }) => {
+export async function smallText(page: Page, root: string, min: number, exclude = ''): Promise<string[]> {
+  return page.evaluate(({ root, min, exclude }) => {
     const out: string[] = [];
     const scaleOf = (el: Element | null): number => {
       let s = 1;
@@ -171,6 +172,7 @@ export async function smallText(page: Page, root: string, min: number): Promise<
       if (!text) continue;
       const el = n.parentElement!;
       if (el.closest('.visually-hidden, [aria-hidden="true"], title, desc, style, script')) continue;
+      if (exclude && el.closest(exclude)) continue;
       const range = document.createRange();
       range.selectNodeContents(n);
       const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
@@ -180,14 +182,19 @@ export async function smallText(page: Page, root: string, min: number): Promise<
       const style = getComputedStyle(el);
       if (style.visibility === 'hidden' || Number(style.opacity) === 0) continue;
       let size = parseFloat(style.fontSize) * scaleOf(el);
-      // SVG text: the drawing's own scale (viewBox against its box) counts too
+      // SVG text: the drawing's own scale (viewBox against its box) counts too; with the
+      // default preserveAspectRatio (meet) the smaller of the two ratios draws it
       const svg = el.closest('svg');
-      if (svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width > 0) {
-        size *= svg.getBoundingClientRect().width / scaleOf(svg) / svg.viewBox.baseVal.width;
+      if (svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width > 0 && svg.viewBox.baseVal.height > 0) {
+        const box = svg.getBoundingClientRect();
+        const vb = svg.viewBox.baseVal;
+        const sx = box.width / vb.width, sy = box.height / vb.height;
+        const meet = svg.getAttribute('preserveAspectRatio') !== 'none';
+        size *= (meet ? Math.min(sx, sy) : sx) / scaleOf(svg);
       }
       if (size < min - 0.05) out.push(`${size.toFixed(1)} px: ${text.slice(0, 40)}`);
       if (out.length >= 20) break;
     }
     return out;
-  }, { root, min });
+  }, { root, min, exclude });
 }
