@@ -49,6 +49,10 @@ test('an unknown path says "not found" and links to the pages, not the topology'
     const hrefs = await notFound.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(hrefs).toEqual(['/', '/learn/mm_cid', '/lesson/mm_cid', '/simulate', '/traces', '/join']);
   }
+  // Nothing runs off the side (the header's page tabs included).
+  const overflow = await page.evaluate(() => [...document.querySelectorAll('.app *')]
+    .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1).map((el) => el.textContent?.slice(0, 30)));
+  expect(overflow).toEqual([]);
   await page.screenshot({ path: `${artifacts}notfound-1280-after.png` });
   await page.getByTestId('not-found').getByRole('link', { name: 'Home' }).click();
   await expect(page).toHaveURL(/:\d+\/(\?preset=[\w-]+)?$/);

@@ -85,7 +85,7 @@ export function LandingIntro({ navigate }: { navigate: Navigate }) {
 export function NotFoundPage({ navigate, path }: { navigate: Navigate; path: string }) {
   return (
     <>
-      <AppHeader page="notfound" navigate={navigate} />
+      <AppHeader page="notfound" navigate={navigate} compact />
       <main className="not-found" data-testid="not-found">
         <h2>Not found: there is no page at <code>{path}</code></h2>
         <p>Try one of these:</p>
