@@ -27,6 +27,7 @@ import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
 import { PrivateTraceNote, SharePanel, sharesOf } from './TraceShare'
 import { formatBytes, formatUploadTime } from './trace_library_format'
+import './traces.css'
 
 /** Play speeds: trace time per second of wall time. */
 const PLAY_SPEEDS = [
