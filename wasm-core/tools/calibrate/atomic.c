@@ -20,15 +20,15 @@ static void hammer(two_arg *a)
 
 void bench_atomic(const calib_opts *o)
 {
-    int trials = o->quick ? 9 : 41;
-    uint64_t ops = 20000;
+    int trials = o->quick ? 15 : 101;
+    uint64_t ops = 5000;
     double alone[CALIB_MAX_TRIALS], both[CALIB_MAX_TRIALS];
     calib_pin(o->cpu_a);
     for (int t = 0; t < trials; t++) {
-        two_arg a = { &counter, o->cpu_a, ops, 0 };
+        two_arg a = { &counter, o->cpu_a, ops, 0, 0 };
         hammer(&a);
         alone[t] = a.ns_per_op;
-        both[t] = two_threads(hammer, &counter, o, ops);
+        both[t] = two_threads(hammer, &counter, o, ops, NULL);
     }
     calib_emit("atomic.uncontended", "ns", alone, trials, "lock xadd on one line, one CPU");
     calib_emit("atomic.contended", "ns", both, trials,

@@ -27,8 +27,16 @@ void calib_sleep_ns(uint64_t ns);
 /* Sorts samples and prints one figure line (median, p10, p90, min, max of the trials). */
 void calib_emit(const char *id, const char *unit, double *samples, int n, const char *detail);
 /* Trials are short (about a millisecond) and many: on a shared, loaded machine a short
- * trial is rarely preempted, so the median is the undisturbed figure and p90 shows the rest. */
-#define CALIB_MAX_TRIALS 64
+ * trial (10-300 us here) is rarely preempted, so the median is the undisturbed figure and
+ * p90 shows the rest: a trial that spans a preemption adds milliseconds of other work. */
+#define CALIB_MAX_TRIALS 128
+/* A two-CPU trial in which one step (a round trip, a hand-off) took longer than this had a
+ * CPU taken away by the scheduler (another process ran): it measured the scheduler, not the
+ * line, and is left out (the figure's detail says how many were kept). */
+#define CALIB_DESCHEDULED_NS 20000
+/* Emits the kept samples (keep[i] != 0), or all of them if fewer than 3 were kept. */
+void calib_emit_kept(const char *id, const char *unit, double *samples, const int *keep, int n,
+                     const char *what);
 
 /* page-aligned buffer, touched (faulted in); huge: 1 asks for transparent huge pages,
  * 0 forbids them (MADV_NOHUGEPAGE), -1 leaves the system default. */

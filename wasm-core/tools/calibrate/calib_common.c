@@ -59,6 +59,26 @@ void calib_emit(const char *id, const char *unit, double *samples, int n, const 
     fflush(stdout);
 }
 
+void calib_emit_kept(const char *id, const char *unit, double *samples, const int *keep, int n,
+                     const char *what)
+{
+    double kept[CALIB_MAX_TRIALS];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (keep[i])
+            kept[k++] = samples[i];
+    char detail[256];
+    if (k >= 3) {
+        snprintf(detail, sizeof detail, "%s; %d of %d trials kept (the others had a step over %d us: a "
+                 "CPU was descheduled)", what, k, n, CALIB_DESCHEDULED_NS / 1000);
+        calib_emit(id, unit, kept, k, detail);
+    } else {
+        snprintf(detail, sizeof detail, "%s; all %d trials, DISTURBED: fewer than 3 ran without a CPU "
+                 "being descheduled", what, n);
+        calib_emit(id, unit, samples, n, detail);
+    }
+}
+
 void *calib_alloc(size_t bytes, int huge)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

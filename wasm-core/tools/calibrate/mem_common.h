@@ -9,8 +9,9 @@
 /* Links the lines of buf (n lines) into one random cycle: the first word of each line
  * points to the next. Returns the first line. */
 void **mem_link_cycle(void *buf, uint32_t n, uint64_t seed);
-/* Follows the chain for k loads; returns ns per load. */
-double mem_chase(void **start, uint64_t k);
+/* Follows the chain for k loads from *cursor (left where it stopped, so the next trial
+ * loads new lines); returns ns per load. */
+double mem_chase(void ***cursor, uint64_t k);
 /* The "big" buffer size: beyond the LLC, so loads go to DRAM (quick: 64 MiB). */
 size_t mem_big_bytes(const calib_opts *o);
 /* A cache size of cpu 0 from sysfs (index: 0 L1d, 2 L2, 3 L3), in bytes; fallback if absent. */

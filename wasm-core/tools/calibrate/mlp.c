@@ -31,9 +31,9 @@ static void level(const char *id, const char *detail, size_t bytes, int trials, 
     double s[CALIB_MAX_TRIALS];
     void *buf = calib_alloc(bytes, 1);
     void **start = mem_link_cycle(buf, (uint32_t)(bytes / LINE), 7);
-    mem_chase(start, k / 4);   /* warm */
+    mem_chase(&start, k / 4);   /* warm */
     for (int t = 0; t < trials; t++)
-        s[t] = mem_chase(start, k);
+        s[t] = mem_chase(&start, k);
     calib_emit(id, "ns", s, trials, detail);
     calib_free(buf, bytes);
 }
@@ -41,8 +41,8 @@ static void level(const char *id, const char *detail, size_t bytes, int trials, 
 void bench_mlp(const calib_opts *o)
 {
     calib_pin(o->cpu_a);
-    int trials = o->quick ? 9 : 41;
-    uint64_t k = 20000;   /* loads per trial of the cache levels */
+    int trials = o->quick ? 15 : 101;
+    uint64_t k = 20000;   /* loads per trial of L1 and L2 (40-160 us); a quarter for the LLC */
     size_t l1 = mem_cache_bytes(0, 32u << 10), l2 = mem_cache_bytes(2, 1u << 20);
     char detail[128];
     snprintf(detail, sizeof detail, "dependent chase in %zu KiB (half the L1d)", l1 / 2048);
@@ -50,17 +50,17 @@ void bench_mlp(const calib_opts *o)
     snprintf(detail, sizeof detail, "dependent chase in %zu KiB (half the L2)", l2 / 2048);
     level("latency.l2", detail, l2 / 2, trials, k);
     snprintf(detail, sizeof detail, "dependent chase in %zu KiB (4 x L2, inside the LLC)", l2 * 4 / 1024);
-    level("latency.llc", detail, l2 * 4, trials, k);
+    level("latency.llc", detail, l2 * 4, trials, k / 4);
 
     size_t bytes = mem_big_bytes(o);
     uint64_t n = bytes / LINE;
     void *buf = calib_alloc(bytes, 1);
     void **start = mem_link_cycle(buf, (uint32_t)n, 11);
     double dep[CALIB_MAX_TRIALS], ind[CALIB_MAX_TRIALS], ratio[CALIB_MAX_TRIALS];
-    mem_chase(start, k / 8);
+    mem_chase(&start, k / 8);
     for (int t = 0; t < trials; t++) {
-        dep[t] = mem_chase(start, 4000);
-        ind[t] = independent(buf, n, 40000);
+        dep[t] = mem_chase(&start, 1000);
+        ind[t] = independent(buf, n, 10000);
         ratio[t] = dep[t] / ind[t];
     }
     snprintf(detail, sizeof detail, "dependent chase over %zu MiB of random lines", bytes >> 20);

@@ -36,8 +36,8 @@ static double random_order(const char *buf, uint64_t n, uint64_t k)
 void bench_prefetch(const calib_opts *o)
 {
     calib_pin(o->cpu_a);
-    int trials = o->quick ? 9 : 41;
-    uint64_t k = 1u << 17;   /* lines per trial: an 8 MiB slice */
+    int trials = o->quick ? 15 : 101;
+    uint64_t k = 1u << 14;   /* lines per trial: a 1 MiB slice */
     size_t bytes = mem_big_bytes(o);
     uint64_t n = bytes / LINE;
     char *buf = calib_alloc(bytes, 1);
@@ -48,7 +48,7 @@ void bench_prefetch(const calib_opts *o)
         rnd[t] = random_order(buf, n, k);
         ratio[t] = rnd[t] / seq[t];
     }
-    snprintf(detail, sizeof detail, "one load per line, address order, 8 MiB slices of %zu MiB", bytes >> 20);
+    snprintf(detail, sizeof detail, "one load per line, address order, 1 MiB slices of %zu MiB", bytes >> 20);
     calib_emit("prefetch.sequential", "ns", seq, trials, detail);
     snprintf(detail, sizeof detail, "one load per line, random order, %zu MiB", bytes >> 20);
     calib_emit("prefetch.random", "ns", rnd, trials, detail);

@@ -96,8 +96,8 @@ void bench_sweep_idle(const calib_opts *o)
 {
     calib_pin(o->cpu_a);
     uint8_t *area = calib_alloc(AREA, -1);
-    hot(area, o->quick ? 31 : 61);
-    after_remote(area, o, o->quick ? 15 : 61);
+    hot(area, o->quick ? 31 : 101);
+    after_remote(area, o, o->quick ? 15 : 101);
     static const int sleeps[] = { 1, 10, 100, 200, 1000 };
     for (int i = 0; i < 5; i++) {
         int trials = o->quick ? (sleeps[i] >= 1000 ? 1 : 3) : (sleeps[i] >= 1000 ? 7 : 15);

@@ -22,12 +22,13 @@ static void *run(void *p)
     return NULL;
 }
 
-double two_threads(void (*fn)(two_arg *), void *shared, const calib_opts *o, uint64_t ops)
+double two_threads(void (*fn)(two_arg *), void *shared, const calib_opts *o, uint64_t ops,
+                   double *worst_step)
 {
     _Atomic int ready = 0, go = 0;
     runner r[2] = {
-        { .arg = { shared, o->cpu_a, ops, 0 }, .fn = fn, .ready = &ready, .go = &go },
-        { .arg = { shared, o->cpu_b, ops, 0 }, .fn = fn, .ready = &ready, .go = &go },
+        { .arg = { shared, o->cpu_a, ops, 0, 0 }, .fn = fn, .ready = &ready, .go = &go },
+        { .arg = { shared, o->cpu_b, ops, 0, 0 }, .fn = fn, .ready = &ready, .go = &go },
     };
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
@@ -37,5 +38,8 @@ double two_threads(void (*fn)(two_arg *), void *shared, const calib_opts *o, uin
     atomic_store_explicit(&go, 1, memory_order_release);
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], NULL);
+    if (worst_step)
+        *worst_step = r[0].arg.worst_step_ns > r[1].arg.worst_step_ns ? r[0].arg.worst_step_ns
+                                                                      : r[1].arg.worst_step_ns;
     return r[0].arg.ns_per_op > r[1].arg.ns_per_op ? r[0].arg.ns_per_op : r[1].arg.ns_per_op;
 }

@@ -9,10 +9,12 @@ typedef struct two_arg {
     int cpu;
     uint64_t ops;
     double ns_per_op;    /* out: this thread's elapsed / ops */
+    double worst_step_ns; /* out: the longest single step, if fn measures it */
 } two_arg;
 
 /* Runs fn(arg) on both CPUs (fn times its own loop and fills ns_per_op).
- * Returns the slower thread's ns per op. */
-double two_threads(void (*fn)(two_arg *), void *shared, const calib_opts *o, uint64_t ops);
+ * Returns the slower thread's ns per op; *worst_step (if not NULL) the longest step of either. */
+double two_threads(void (*fn)(two_arg *), void *shared, const calib_opts *o, uint64_t ops,
+                   double *worst_step);
 
 #endif
