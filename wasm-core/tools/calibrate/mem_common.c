@@ -32,7 +32,7 @@ double mem_chase(void ***cursor, uint64_t k)
 
 size_t mem_big_bytes(const calib_opts *o)
 {
-    return o->quick ? (64u << 20) : (1024u << 20);
+    return o->quick ? (32u << 20) : (1024u << 20);
 }
 
 size_t mem_cache_bytes(int index, size_t fallback)

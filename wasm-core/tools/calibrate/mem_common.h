@@ -12,7 +12,7 @@ void **mem_link_cycle(void *buf, uint32_t n, uint64_t seed);
 /* Follows the chain for k loads from *cursor (left where it stopped, so the next trial
  * loads new lines); returns ns per load. */
 double mem_chase(void ***cursor, uint64_t k);
-/* The "big" buffer size: beyond the LLC, so loads go to DRAM (quick: 64 MiB). */
+/* The "big" buffer size: beyond the LLC, so loads go to DRAM (quick: 32 MiB, inside a big LLC: a smoke run). */
 size_t mem_big_bytes(const calib_opts *o);
 /* A cache size of cpu 0 from sysfs (index: 0 L1d, 2 L2, 3 L3), in bytes; fallback if absent. */
 size_t mem_cache_bytes(int index, size_t fallback);

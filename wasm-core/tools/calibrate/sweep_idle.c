@@ -100,7 +100,7 @@ void bench_sweep_idle(const calib_opts *o)
     after_remote(area, o, o->quick ? 15 : 101);
     static const int sleeps[] = { 1, 10, 100, 200, 1000 };
     for (int i = 0; i < 5; i++) {
-        int trials = o->quick ? (sleeps[i] >= 1000 ? 1 : 3) : (sleeps[i] >= 1000 ? 7 : 15);
+        int trials = o->quick ? (sleeps[i] >= 1000 ? 1 : 2) : (sleeps[i] >= 1000 ? 7 : 15);
         after_sleep(area, sleeps[i], trials);
     }
     calib_sink += area[0];
