@@ -6,11 +6,9 @@ accesses on a fresh cache of a preset topology, with the default parameters
 (latency_tables.c, ks_topology_latency). Nothing here changes or re-implements the model.
 """
 
-import ctypes
 from typing import Any
 
-from kscope.native import core
-from kscope.native import structs as st
+from kscope.native.cache_model import CacheModel
 from kscope.native.machine import Topology
 
 AREA = 16384       # the seed's burst
@@ -28,20 +26,14 @@ class ModelProbe:
         # "the other vCPU": another core of the same LLC (the closest pair that is not SMT siblings)
         b = next((c for c in cpus if c.llc == a.llc and c.core != a.core), cpus[1])
         self.cpu_a, self.cpu_b = a.cpu, b.cpu
-        params = st.KsCacheParams()
-        core.lib().ks_cache_default_params(ctypes.byref(params))
-        self.params = params
-        self._cache = ctypes.c_void_p()
-        core.check(core.lib().ks_cache_new(self.topology.handle, ctypes.byref(params), ctypes.byref(self._cache)))
-        self._objects = 0
+        self.cache = CacheModel(self.topology)
+        self.params = self.cache.params
         latency = self.topology.latency()
         self.core_mhz = latency["core_mhz"]
         self.cycles = latency["cycles"]
 
     def close(self) -> None:
-        if self._cache:
-            core.lib().ks_cache_free(self._cache)
-            self._cache = ctypes.c_void_p()
+        self.cache.close()
         self.topology.close()
 
     def __enter__(self) -> "ModelProbe":
@@ -55,18 +47,11 @@ class ModelProbe:
         return self.cycles[source] * 1000.0 / self.core_mhz
 
     def new_object(self, size: int) -> int:
-        out = ctypes.c_int32()
-        self._objects += 1
-        core.check(core.lib().ks_cache_add_object(self._cache, f"calib{self._objects}".encode(), size, 0,
-                                                  ctypes.byref(out)))
-        return out.value
+        return self.cache.new_object(size)
 
     def access(self, cpu: int, obj: int, offset: int, length: int, store: bool, t: int) -> int:
         """The model's ns for one access."""
-        cost = st.KsAccessCost()
-        core.check(core.lib().ks_cache_access(self._cache, cpu, obj, offset, length, int(store), t,
-                                              ctypes.byref(cost)))
-        return int(cost.ns)
+        return self.cache.access(cpu, obj, offset, length, store, t)
 
     def burst(self, cpu: int, obj: int, t: int) -> int:
         """The seed's increment burst: every line loaded, then stored."""
@@ -93,7 +78,7 @@ def model_values(preset: str) -> dict[str, Any]:
             m.burst(m.cpu_a, obj, T0)
             v[f"sweep16k.sleep_{ms}ms"] = (m.burst(m.cpu_a, obj, T0 + ms * MS),
                                            f"ks_cache_access: burst {ms} ms after the same burst "
-                                           f"(default background {m.params.private_background_bytes_per_us} B/us)")
+                                           f"(default background {m.params['private_background_bytes_per_us']} B/us)")
         obj = m.new_object(AREA)
         m.burst(m.cpu_a, obj, T0)
         m.burst(m.cpu_b, obj, T0 + 10_000)
@@ -130,6 +115,6 @@ def model_values(preset: str) -> dict[str, Any]:
         v["bandwidth.dram_read"] = (64.0 / dram if dram else None,
                                     "implied: 64 B per DRAM latency (no bandwidth term, no overlap)")
         return {"preset": preset, "core_mhz": m.core_mhz, "cpu_a": m.cpu_a, "cpu_b": m.cpu_b,
-                "params": {"private_background_bytes_per_us": m.params.private_background_bytes_per_us,
-                           "llc_background_bytes_per_us": m.params.llc_background_bytes_per_us},
+                "params": {k: m.params[k] for k in ("private_background_bytes_per_us",
+                                                    "llc_background_bytes_per_us")},
                 "values": v}
