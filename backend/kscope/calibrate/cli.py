@@ -11,6 +11,8 @@ EXIT_OK, EXIT_FAILURE = 0, 1
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from kscope.calibrate import report, runner
 
+    print(f"kscope calibrate: running the microbenchmarks ({'about 10 s' if args.quick else 'a few minutes'}; "
+          "keep the machine otherwise idle for clean figures)", file=sys.stderr)
     try:
         doc = report.build(quick=args.quick, preset=args.preset)
     except runner.CalibrateFailed as err:
