@@ -41,6 +41,15 @@ def cpu_info() -> dict[str, Any]:
     """Vendor, family, model and name of CPU 0 (/proc/cpuinfo), and the CPU count."""
     info: dict[str, Any] = {"vendor": None, "family": None, "model": None, "model_name": None,
                             "cpus": os.cpu_count(), "machine": platform.machine()}
+    caches = {}
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            level, kind = (index / "level").read_text().strip(), (index / "type").read_text().strip()
+            caches[f"L{level}{'d' if kind == 'Data' else 'i' if kind == 'Instruction' else ''}"] = \
+                (index / "size").read_text().strip()
+        except OSError:
+            continue
+    info["caches"] = caches
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
@@ -113,8 +122,10 @@ def _num(x: float | None) -> str:
 
 def render(doc: dict[str, Any]) -> str:
     cpu, m = doc["cpu"], doc["model"]
+    caches = ", ".join(f"{k} {v}" for k, v in cpu.get("caches", {}).items())
     lines = [f"kscope calibrate: {cpu['model_name']} ({cpu['vendor']} family {cpu['family']} model {cpu['model']}), "
              f"cpus {doc['cpus_used']}, {'quick, ' if doc['quick'] else ''}{doc['seconds']} s",
+             f"caches (sysfs, cpu 0): {caches or 'not reported'}",
              f"model: preset {m['preset']} ({m['why']}), cpus {m['cpu_a']}/{m['cpu_b']}, "
              f"background {m['params']['private_background_bytes_per_us']} B/us per core",
              f"load average before {doc['load']['before'][0]}, after {doc['load']['after'][0]}",
