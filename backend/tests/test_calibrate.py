@@ -11,7 +11,8 @@ from kscope.calibrate import model, report, runner
 
 MEASURED_IDS = {
     "sweep16k.hot", "sweep16k.sleep_1ms", "sweep16k.sleep_10ms", "sweep16k.sleep_100ms",
-    "sweep16k.sleep_200ms", "sweep16k.sleep_1000ms", "sweep16k.after_remote_write", "pingpong.one_way",
+    "sweep16k.sleep_200ms", "sweep16k.sleep_1000ms", "sweep16k.after_remote_write", "sweep16k.first_touch",
+    "pingpong.one_way",
     "latency.l1", "latency.l2", "latency.llc", "latency.dram", "mlp.independent", "mlp.misses_in_flight",
     "prefetch.sequential", "prefetch.random", "prefetch.gain", "pagewalk.spread", "pagewalk.packed",
     "pagewalk.cost", "atomic.uncontended", "atomic.contended", "spinlock.handoff", "bandwidth.dram_read",

@@ -85,6 +85,9 @@ def model_values(preset: str) -> dict[str, Any]:
         v["sweep16k.after_remote_write"] = (m.burst(m.cpu_a, obj, T0 + 20_000),
                                             f"ks_cache_access: burst on cpu {m.cpu_a} after cpu {m.cpu_b} "
                                             "(same LLC) incremented the area")
+        v["sweep16k.first_touch"] = (m.burst(m.cpu_a, m.new_object(AREA), T0),
+                                     "ks_cache_access: burst on a never-touched object (DRAM lines; "
+                                     "no page faults modelled)")
         v["pingpong.one_way"] = (m.after_write(64), "ks_cache_access: load + store of a line the other core "
                                                     "just wrote (a HITM, then the upgrade)")
         v["atomic.uncontended"] = (m.table_ns("l1"), "latency table: L1 (a lock op on an owned line)")

@@ -17,6 +17,7 @@ MECHANISMS = {
     "sweep16k.sleep_200ms": "16 KiB sweep after 200 ms sleep",
     "sweep16k.sleep_1000ms": "16 KiB sweep after 1000 ms sleep",
     "sweep16k.after_remote_write": "16 KiB sweep after the other vCPU wrote it",
+    "sweep16k.first_touch": "16 KiB sweep, never-touched memory",
     "pingpong.one_way": "line ping-pong, one way",
     "latency.l1": "load-to-use, L1 (chase)",
     "latency.l2": "load-to-use, L2 (chase)",

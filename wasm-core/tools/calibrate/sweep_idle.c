@@ -4,13 +4,17 @@
  *   - hot: right after the same burst;
  *   - after sleeping 1, 10, 100, 200, 1000 ms (what an idle CPU, its C-state, frequency
  *     and whatever else ran on it meanwhile do to the area);
- *   - after CPU B incremented the same area (every line comes from B's cache, Modified).
+ *   - after CPU B incremented the same area (every line comes from B's cache, Modified);
+ *   - on a never-touched area (fresh anonymous memory: 4 first-touch page faults, as a
+ *     per-cpu pool's range for a never-used cid).
  */
 #include "calib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 #define AREA 16384
 
@@ -92,12 +96,30 @@ static void after_remote(uint8_t *area, const calib_opts *o, int trials)
                "16 KiB burst on CPU A right after CPU B incremented the same area");
 }
 
+static void first_touch(int trials)
+{
+    double s[CALIB_MAX_TRIALS];
+    for (int t = 0; t < trials; t++) {
+        uint8_t *fresh = mmap(NULL, AREA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (fresh == MAP_FAILED) {
+            perror("kscope-calibrate: mmap");
+            exit(1);
+        }
+        s[t] = (double)timed_burst(fresh);
+        calib_sink += fresh[0];
+        munmap(fresh, AREA);
+    }
+    calib_emit("sweep16k.first_touch", "ns", s, trials,
+               "16 KiB burst on never-touched anonymous memory (4 page faults, zeroed pages)");
+}
+
 void bench_sweep_idle(const calib_opts *o)
 {
     calib_pin(o->cpu_a);
     uint8_t *area = calib_alloc(AREA, -1);
     hot(area, o->quick ? 31 : 101);
     after_remote(area, o, o->quick ? 15 : 101);
+    first_touch(o->quick ? 15 : 101);
     static const int sleeps[] = { 1, 10, 100, 200, 1000 };
     for (int i = 0; i < 5; i++) {
         int trials = o->quick ? (sleeps[i] >= 1000 ? 1 : 2) : (sleeps[i] >= 1000 ? 7 : 15);
