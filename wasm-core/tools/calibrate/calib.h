@@ -4,8 +4,8 @@
  * header holds what they share: pinning, a clock, trial statistics, buffers and the output.
  *
  * Output: one JSON object per line on stdout, per figure:
- *   {"id":"...","unit":"ns","median":M,"p10":A,"p90":B,"trials":N,"detail":"..."}
- * backend/kscope/calibrate.py runs this program and sets each figure beside the model's.
+ *   {"id":"...","unit":"ns","median":M,"p10":A,"p90":B,"min":m,"max":x,"trials":N,"detail":"..."}
+ * backend/kscope/calibrate/ runs this program and sets each figure beside the model's.
  */
 #ifndef KSCOPE_CALIB_H
 #define KSCOPE_CALIB_H
