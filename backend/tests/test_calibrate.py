@@ -49,6 +49,9 @@ def test_every_mechanism_is_measured_beside_the_model(doc: dict) -> None:
         if r["model"]:
             assert r["ratio"] == pytest.approx(r["median"] / r["model"], rel=1e-2), i
     assert doc["model"]["preset"] and doc["model"]["core_mhz"] > 0
+    if doc["model"]["preset"] != "epyc-9654-2s":  # the seed machine's model is shown beside
+        assert doc["model"]["seed_preset"] == "epyc-9654-2s"
+        assert all("model_seed" in rows[i] for i in measured)
     assert doc["cpu"]["vendor"] and doc["load"]["before"]
 
 
@@ -76,6 +79,7 @@ def test_the_text_table_shows_measured_model_and_cited(doc: dict) -> None:
     text = report.render(doc)
     assert "mechanism" in text and "model" in text and "ratio" in text
     assert "measured" in text and "CITED" in text and "16 KiB sweep after 200 ms sleep" in text
+    assert f"model {doc['model']['preset']}" in text
 
 
 def test_the_model_side_comes_from_the_c_model() -> None:

@@ -8,6 +8,9 @@ from typing import Any
 
 from kscope.calibrate import cited, model, runner
 
+# The seed's machine (EPYC 9654): its model column is shown too when this CPU maps elsewhere.
+SEED_PRESET = "epyc-9654-2s"
+
 # What each figure measures, in the table's words.
 MECHANISMS = {
     "sweep16k.hot": "16 KiB sweep, hot",
@@ -89,19 +92,24 @@ def build(quick: bool, preset: str | None = None, timeout_s: float | None = None
     seconds = time.monotonic() - started
     load_after = os.getloadavg()
     values = model.model_values(chosen)
+    seed = model.model_values(SEED_PRESET)["values"] if chosen != SEED_PRESET else None
     rows = []
     for fig in figures:
         value, how = values["values"].get(fig["id"], (None, "no model counterpart"))
         ratio = fig["median"] / value if value else None
-        rows.append({**fig, "kind": "measured", "mechanism": MECHANISMS.get(fig["id"], fig["id"]),
-                     "model": None if value is None else round(float(value), 3), "model_how": how,
-                     "ratio": None if ratio is None else round(ratio, 3),
-                     "source": f"MEASURED here (kscope-calibrate, cpus {','.join(map(str, cpus))})"})
+        row = {**fig, "kind": "measured", "mechanism": MECHANISMS.get(fig["id"], fig["id"]),
+               "model": None if value is None else round(float(value), 3), "model_how": how,
+               "ratio": None if ratio is None else round(ratio, 3),
+               "source": f"MEASURED here (kscope-calibrate, cpus {','.join(map(str, cpus))})"}
+        if seed is not None:
+            seed_value = seed.get(fig["id"], (None, ""))[0]
+            row["model_seed"] = None if seed_value is None else round(float(seed_value), 3)
+        rows.append(row)
     rows += cited.cited_rows()
     busy = max(load_before[0], load_after[0]) > (info["cpus"] or 1)
     return {
         "cpu": info, "cpus_used": list(cpus), "quick": quick, "seconds": round(seconds, 1),
-        "model": {"preset": chosen, "why": why, "core_mhz": values["core_mhz"],
+        "model": {"preset": chosen, "why": why, "seed_preset": SEED_PRESET if seed is not None else None, "core_mhz": values["core_mhz"],
                   "cpu_a": values["cpu_a"], "cpu_b": values["cpu_b"], "params": values["params"]},
         "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after],
                  "busy": busy},
@@ -131,16 +139,19 @@ def render(doc: dict[str, Any]) -> str:
              f"background {m['params']['private_background_bytes_per_us']} B/us per core",
              f"load average before {doc['load']['before'][0]}, after {doc['load']['after'][0]}",
              ""]
-    header = ("mechanism", "unit", "median", "p10-p90", "min", "model", "ratio", "source")
+    seed = m.get("seed_preset")
+    header = ("mechanism", "unit", "median", "p10-p90", "min", f"model {m['preset']}", "ratio",
+              *((f"model {seed}",) if seed else ()), "source")
     table = [header]
     for r in doc["rows"]:
         band = "-" if r["p10"] is None else f"{_num(r['p10'])}-{_num(r['p90'])}"
         source = "measured" if r["kind"] == "measured" else "CITED"
         table.append((r["mechanism"], r["unit"], _num(r["median"]), band, _num(r["min"]), _num(r["model"]),
-                      "-" if r["ratio"] is None else f"{r['ratio']:.2f}x", source))
+                      "-" if r["ratio"] is None else f"{r['ratio']:.2f}x",
+                      *((_num(r.get("model_seed")),) if seed else ()), source))
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
-        lines.append("  ".join(c.ljust(w) if i in (0, 1, 7) else c.rjust(w)
+        lines.append("  ".join(c.ljust(w) if i in (0, 1, len(header) - 1) else c.rjust(w)
                                for i, (c, w) in enumerate(zip(row, widths))).rstrip())
     lines += ["", doc["note"], "model columns: " + "; ".join(
         f"{r['mechanism']}: {r['model_how']}" for r in doc["rows"] if r["kind"] == "measured"
