@@ -145,7 +145,8 @@ def render(doc: dict[str, Any]) -> str:
     table = [header]
     for r in doc["rows"]:
         band = "-" if r["p10"] is None else f"{_num(r['p10'])}-{_num(r['p90'])}"
-        source = "measured" if r["kind"] == "measured" else "CITED"
+        # a cited row's value is its own preset's table entry, whatever the column's preset
+        source = "measured" if r["kind"] == "measured" else f"CITED ({r['id'].split('.')[1]} table)"
         table.append((r["mechanism"], r["unit"], _num(r["median"]), band, _num(r["min"]), _num(r["model"]),
                       "-" if r["ratio"] is None else f"{r['ratio']:.2f}x",
                       *((_num(r.get("model_seed")),) if seed else ()), source))
