@@ -80,6 +80,11 @@ def preset_for(info: dict[str, Any]) -> tuple[str, str]:
     return "epyc-9654-2s", f"{vendor} family {family} model {model_id}: no table of its own; the Genoa table"
 
 
+def _sig(x: float) -> float:
+    """Six significant figures (a ratio of 0.035 keeps its digits)."""
+    return float(f"{float(x):.6g}")
+
+
 def build(quick: bool, preset: str | None = None, timeout_s: float | None = None) -> dict[str, Any]:
     info = cpu_info()
     chosen, why = preset_for(info)
@@ -98,12 +103,12 @@ def build(quick: bool, preset: str | None = None, timeout_s: float | None = None
         value, how = values["values"].get(fig["id"], (None, "no model counterpart"))
         ratio = fig["median"] / value if value else None
         row = {**fig, "kind": "measured", "mechanism": MECHANISMS.get(fig["id"], fig["id"]),
-               "model": None if value is None else round(float(value), 3), "model_how": how,
-               "ratio": None if ratio is None else round(ratio, 3),
+               "model": None if value is None else _sig(value), "model_how": how,
+               "ratio": None if ratio is None else _sig(ratio),
                "source": f"MEASURED here (kscope-calibrate, cpus {','.join(map(str, cpus))})"}
         if seed is not None:
             seed_value = seed.get(fig["id"], (None, ""))[0]
-            row["model_seed"] = None if seed_value is None else round(float(seed_value), 3)
+            row["model_seed"] = None if seed_value is None else _sig(seed_value)
         rows.append(row)
     rows += cited.cited_rows()
     busy = max(load_before[0], load_after[0]) > (info["cpus"] or 1)
