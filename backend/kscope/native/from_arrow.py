@@ -4,7 +4,8 @@
 The inverse of ingest/records.py's table_of(): each typed column goes back to the offset
 the record layout (kscope/event.h) gives it, with numpy over the whole batch. Generic
 records carry their name and fields text, which only ks_event_log_append_generic can put
-in the log's text arena, so those are appended one by one (in time order with the rest).
+in the log's text arena, so those are appended one by one, in time order between runs of
+typed records appended at once (ks_event_log_append_many).
 """
 
 import ctypes
@@ -26,9 +27,14 @@ def _ints(table: pa.Table, name: str, fill: int = 0) -> np.ndarray:
 
 
 def _comms(table: pa.Table, name: str) -> np.ndarray:
-    """A comm-like column as fixed 16-byte strings (what the record holds; NUL padded)."""
-    col = table[name].cast(pa.string()).fill_null("")
-    return np.array([s.encode("utf-8")[:16] for s in col.to_pylist()], dtype="S16")
+    """A comm-like column as fixed 16-byte strings (what the record holds; NUL padded), encoded
+    once per distinct value (the columns are dictionaries) and gathered by index."""
+    col = table[name].combine_chunks()
+    if not pa.types.is_dictionary(col.type):
+        col = col.cast(pa.string()).dictionary_encode()
+    names = np.array([s.encode("utf-8")[:16] for s in col.dictionary.to_pylist()] + [b""], dtype="S16")
+    idx = col.indices.fill_null(len(names) - 1).to_numpy(zero_copy_only=False)
+    return names[idx]
 
 
 def to_records(table: pa.Table) -> np.ndarray:
@@ -84,10 +90,10 @@ def to_records(table: pa.Table) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _appenders() -> tuple[Any, Any]:
-    """ks_event_log_append and ks_event_log_append_generic, with their prototypes."""
+    """ks_event_log_append_many and ks_event_log_append_generic, with their prototypes."""
     lib = core.lib()
-    one = lib["ks_event_log_append"]
-    one.argtypes, one.restype = [ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int32
+    one = lib["ks_event_log_append_many"]
+    one.argtypes, one.restype = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32], ctypes.c_int32
     gen = lib["ks_event_log_append_generic"]
     gen.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                     ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]
@@ -96,24 +102,24 @@ def _appenders() -> tuple[Any, Any]:
 
 
 def append_table(log: EventLog, table: pa.Table) -> None:
-    """Appends the rows (in their order) to the log: typed ones as records, generic ones
-    with their name and fields text."""
+    """Appends the rows (in their order) to the log: each run of typed rows with one call,
+    generic ones one by one with their name and fields text."""
     rec = to_records(table)
     if not len(rec):
         return
-    append_one, append_generic = _appenders()
-    raw = rec.view(np.uint8).reshape(-1)
-    base = raw.ctypes.data
+    append_many, append_generic = _appenders()
+    base = rec.ctypes.data
     generic = np.flatnonzero(rec["type"] == GENERIC)
     names = table["name"].cast(pa.string()).to_pylist() if len(generic) else []
     fields = table["fields"].to_pylist() if len(generic) else []
     comms = table["comm"].cast(pa.string()).to_pylist() if len(generic) else []
-    g = set(generic.tolist())
     handle = log.handle
-    for i in range(len(rec)):
-        if i in g:
+    start = 0
+    for i in [*generic.tolist(), len(rec)]:
+        if i > start:
+            core.check(append_many(handle, base + start * EVENT_SIZE, i - start))
+        if i < len(rec):
             core.check(append_generic(
                 handle, int(rec["ts_ns"][i]), int(rec["cpu"][i]), int(rec["pid"][i]), int(rec["tgid"][i]),
                 (comms[i] or "").encode(), (names[i] or "").encode(), (fields[i] or "").encode()))
-        else:
-            core.check(append_one(handle, base + i * EVENT_SIZE))
+        start = i + 1
