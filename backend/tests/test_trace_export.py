@@ -108,6 +108,16 @@ def test_ftrace_export_of_the_whole_trace_decodes_back_to_the_stored_records(
     assert stats["malformed_lines"] == 0 and stats["nr_cpus"] == 16
     assert Counter(d["type"] for d in decoded)["sched_switch"] > 10_000
     assert_same_records(decoded, stored_rows(stored))
+    # Ingested again, it is the same trace: its events, kernel release and CPU topology.
+    again = client.post("/api/traces", params={"name": "again.txt"}, content=r.content)
+    assert again.status_code == 201, again.text
+    a = again.json()
+    assert (a["events"], a["cpus"], a["kernel"], a["t_first_ns"], a["t_last_ns"]) == \
+        (stored["events"], stored["cpus"], stored["kernel"], stored["t_first_ns"], stored["t_last_ns"])
+    assert stored["kernel"].startswith("6.12")
+    topo = lambda tid, tok: client.get(f"/api/traces/{tid}/topology", headers={"X-Kscope-Token": tok})  # noqa: E731
+    assert topo(stored["id"], stored["token"]).status_code == 200
+    assert topo(a["id"], a["token"]).content == topo(stored["id"], stored["token"]).content
 
 
 def test_ftrace_export_of_a_window(client: TestClient, stored: dict[str, Any]) -> None:

@@ -6,12 +6,15 @@ text never sits whole in memory:
 
 - ftrace: the rows go back to ks_event records (native/from_arrow.py) and through the C exporter
   (kscope/ftrace.h, the one `kscope sim --export ftrace` uses): a 6.18 tracefs `trace`
-  file, which kscope's decoder (and trace-cmd, KernelShark, Perfetto) read back;
+  file, which kscope's decoder (and trace-cmd, KernelShark, Perfetto) read back, headed by
+  `# kscope:` lines (where it came from, the kernel release) and the stored topology as
+  `# kscope-sysfs:` lines, as kscope capture writes them;
 - chrome-json: chrome.py.
 """
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -38,6 +41,7 @@ class Export:
     fmt: str
     t0: int | None
     t1: int | None
+    store_dir: Path | None = None  # the trace's folder in the store (its topology)
 
     @property
     def filename(self) -> str:
@@ -63,7 +67,7 @@ def prepare(store: TraceStore, rec: TraceRecord, fmt: str, t0: int | None, t1: i
         where = "the whole trace" if t0 is None and t1 is None else f"the window [{t0}, {t1})"
         raise ExportTooBig(f"{rec.name}: {where} holds more than {cap} events, the most one export writes "
                            f"(KSCOPE_EXPORT_MAX_EVENTS); export a narrower window (t0/t1, --from/--to)")
-    return Export(rec, table, fmt, t0, t1)
+    return Export(rec, table, fmt, t0, t1, store.trace_dir(rec.id))
 
 
 def _batches(table: pa.Table) -> Iterator[pa.Table]:
@@ -115,8 +119,10 @@ def _ftrace_chunks(ex: Export) -> Iterator[bytes]:
     nr_cpus = _nr_cpus(ex)
     meta = {"exported_from": _one_line(ex.record.name), "exported_trace_id": ex.record.id,
             "exported_window_ns": f"{'' if ex.t0 is None else ex.t0}..{'' if ex.t1 is None else ex.t1}"}
+    if ex.record.kernel:
+        meta["kernel"] = _one_line(ex.record.kernel)
     sink = _Sink()
-    sink.write(ftrace.meta_lines(meta) + ftrace._header(n, nr_cpus, flags))
+    sink.write(ftrace.meta_lines(meta) + _sysfs_lines(ex) + ftrace._header(n, nr_cpus, flags))
     yield sink.take()
     for batch in _batches(ex.table):
         with EventLog() as log:
@@ -126,6 +132,18 @@ def _ftrace_chunks(ex: Export) -> Iterator[bytes]:
         if used != flags:
             raise RuntimeError(f"export flags changed mid-file ({flags:#x} -> {used:#x})")
         yield sink.take()
+
+
+def _sysfs_lines(ex: Export) -> bytes:
+    """The trace's stored CPU topology as the `# kscope-sysfs:` lines kscope capture writes, so the
+    export, ingested again, keeps its lanes grouped by node and LLC (bounded at ingest by
+    trace_topology.MAX_TOPOLOGY_BYTES)."""
+    from kscope.ingest.pipeline import TOPOLOGY_FILE
+
+    if ex.store_dir is None or not (ex.store_dir / TOPOLOGY_FILE).is_file():
+        return b""
+    dump = (ex.store_dir / TOPOLOGY_FILE).read_bytes()
+    return b"".join(b"# kscope-sysfs: " + line + b"\n" for line in dump.splitlines() if line)
 
 
 def _one_line(text: str) -> str:
