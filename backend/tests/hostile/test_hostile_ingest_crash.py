@@ -23,7 +23,7 @@ import pytest
 from kscope.bench.abuse_bench import write_ftrace
 from kscope.store import tmp_claims
 
-from server_support import alive, children, start_server, wait_for
+from .server_support import alive, children, start_server, wait_for
 
 # The child must be gone this soon after its server is killed.
 CHILD_GONE_S = 1.0

@@ -25,7 +25,7 @@ import websockets
 from kscope.core.config import Settings
 from kscope.rooms.model import RoomsFull, RoomsRateLimited
 from rooms_support import redis_server
-from server_support import Server, Watch, start_server
+from .server_support import Server, Watch, start_server
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from kscope.ingest.sources import InputError, Limits, decompress
-from server_support import Watch, rss_bytes, start_server
+from .server_support import Watch, rss_bytes, start_server
 
 BOMB_BYTES = 24 << 20
 # Python memory allowed at once while refusing a bomb: a few 1 MiB pieces, plus for LZMA the
