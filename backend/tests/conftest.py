@@ -59,3 +59,24 @@ def postgres_url() -> str:
     finally:
         subprocess.run([str(script), "stop", str(base), str(port)], capture_output=True, text=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def redis_url():  # type: ignore[no-untyped-def]
+    """A private redis-server for a module's tests (rooms_support.redis_server)."""
+    from rooms_support import redis_server
+
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "redis"])
+def settings_for(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Settings(**overrides) for each room broker: in-process memory, and Redis."""
+    from kscope.core.config import Settings
+
+    def make(**overrides):  # type: ignore[no-untyped-def]
+        if request.param == "redis":
+            return Settings(redis_url=request.getfixturevalue("redis_url"), **overrides)
+        return Settings(**overrides)
+    return make

@@ -2,32 +2,16 @@
 
 import asyncio
 import time
-from collections.abc import Iterator
+
 from typing import Any
 
 import pytest
 
 from kscope.core.config import Settings
 from kscope.rooms.model import QuizRefused, RoomNotFound, RoomsFull
-from rooms_support import redis_server
 
 Events = list[tuple[str, str, dict[str, Any]]]
 
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    with redis_server() as url:
-        yield url
-
-
-@pytest.fixture(params=["memory", "redis"])
-def settings_for(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    def make(**overrides: Any) -> Settings:
-        if request.param == "redis":
-            url = request.getfixturevalue("redis_url")
-            return Settings(redis_url=url, **overrides)
-        return Settings(**overrides)
-    return make
 
 
 async def started(settings: Settings) -> tuple[Any, Events]:

@@ -24,23 +24,8 @@ import websockets
 
 from kscope.core.config import Settings
 from kscope.rooms.model import RoomsFull, RoomsRateLimited
-from rooms_support import redis_server
 from .hostile_support import Server, Watch, start_server
 
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    with redis_server() as url:
-        yield url
-
-
-@pytest.fixture(params=["memory", "redis"])
-def settings_for(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    def make(**overrides: Any) -> Settings:
-        if request.param == "redis":
-            return Settings(redis_url=request.getfixturevalue("redis_url"), **overrides)
-        return Settings(**overrides)
-    return make
 
 
 async def started(settings: Settings) -> Any:
