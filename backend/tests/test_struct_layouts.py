@@ -134,3 +134,23 @@ def test_wasm_bench_driver_offsets_match_the_c_layout(layout):
     assert const("S_LIMIT") + layout["ks_run_limit"]["size"] <= const("S_N")
     assert const("S_PERR") + layout["ks_parse_error"]["size"] <= const("S_STATS")
     assert const("S_STATS") + layout["ks_sim_stats"]["size"] <= const("SCRATCH_BYTES")
+
+
+def gaps(struct: dict) -> list[str]:
+    """Bytes of a struct no listed top-level field covers: implicit padding or an unlisted field."""
+    out, pos = [], 0
+    top = sorted((f for n, f in struct["fields"].items() if "." not in n), key=lambda f: f[0])
+    for offset, size in top:
+        if offset != pos:
+            out.append(f"bytes {pos}..{offset}")
+        pos = max(pos, offset + size)
+    if pos != struct["size"]:
+        out.append(f"bytes {pos}..{struct['size']}")
+    return out
+
+
+def test_struct_layout_lists_every_byte_of_each_shared_struct(layout):
+    """The shared structs have no implicit padding (explicit `reserved` fields instead), so a
+    gap means a field struct_layout.c does not print: a new field the tests cannot see."""
+    assert {name: gaps(s) for name, s in layout.items() if gaps(s)} == {}
+    assert gaps({"size": 16, "fields": {"a": [0, 2], "c": [4, 4], "d": [8, 8]}}) == ["bytes 2..4"]
