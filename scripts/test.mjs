@@ -61,6 +61,10 @@ function jsonReport(file, pick) {
 const vitestReport = path.join(reports, 'vitest.json');
 const playwrightReport = path.join(reports, 'playwright.json');
 
+const scriptTests = readdirSync(path.join(root, 'scripts'))
+  .filter((f) => f.endsWith('.test.mjs')).sort().map((f) => `scripts/${f}`);
+if (!scriptTests.length) throw new Error('scripts/*.test.mjs: none found (node --test would run this file)');
+
 const suites = [
   {
     name: 'C core (native)',
@@ -83,11 +87,10 @@ const suites = [
     counts: null,
   },
   {
-    // The scripts' own unit tests (scripts/*.test.mjs). Files are listed: given a folder,
-    // node --test would also run scripts/test.mjs (this file) as a test.
+    // The scripts' own unit tests (scripts/*.test.mjs). Files are listed: given a folder (or
+    // nothing), node --test would also run scripts/test.mjs (this file) as a test.
     name: 'scripts (node:test)',
-    cmd: ['node', ['--test', ...readdirSync(path.join(root, 'scripts'))
-      .filter((f) => f.endsWith('.test.mjs')).sort().map((f) => `scripts/${f}`)]],
+    cmd: ['node', ['--test', ...scriptTests]],
     counts: nodeTestCounts,
   },
   {
