@@ -15,6 +15,7 @@ from typing import Any
 
 from kscope import __version__, text_report, units
 from kscope.core.config import get_settings
+from kscope.calibrate import cli as calibrate_cli
 from kscope.kernel import cli as kernel_cli
 from kscope.ingest.native_ingest import NativeIngestFailed
 from kscope.ingest.sources import InputError
@@ -349,6 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_capture_parser(sub)
     _add_capture_vm_parser(sub)
     kernel_cli.add_parser(sub)
+    calibrate_cli.add_parser(sub)
     _add_bench_parser(sub)
     _add_repro_parser(sub)
     _add_export_lesson_parser(sub)

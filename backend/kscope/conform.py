@@ -121,11 +121,33 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
                                                         settings.max_compression_ratio))
         meta, _sysfs = read_capture_header(data)
         items, report = _decode(data, source)
+    items, buffer = one_buffer(items, report.extra.get("buffers") or [""])
     kernel = meta.get("kernel") or str(report.extra.get("uname") or "")
     cpus = nr_cpus or int(meta.get("smp") or 0) or report.nr_cpus
     doc = replay(items, meta, kernel, variant=variant, hz=hz, keep=keep, nr_cpus=cpus, resync=resync,
                  lost_events=report.lost_events, source=source)
-    return {"file": str(path), "format": report.format, **doc}
+    return {"file": str(path), "format": report.format, **({"buffer": buffer} if buffer is not None else {}), **doc}
+
+
+def one_buffer(items: np.ndarray, names: list[str]) -> tuple[np.ndarray, str | None]:
+    """A trace.dat with several trace buffers (the top one and instances, each recording
+    its own copy of the events it enables) is replayed from one of them: the one with the
+    most rseq_update records, then the most sched_switch records, then the most records,
+    then the first. Returns
+    (its records, its name), or (items, None) for a trace with one buffer."""
+    rec = items.view(records.RECORD)
+    present = np.unique(rec["buffer"]) if len(rec) else np.array([], np.uint16)
+    if len(present) < 2:
+        return items, None
+
+    def weight(b: int) -> tuple[int, int, int, int]:
+        mine = rec["buffer"] == b
+        return (int(np.count_nonzero(mine & (rec["type"] == records.RSEQ))),
+                int(np.count_nonzero(mine & (rec["type"] == records.SWITCH))), int(np.count_nonzero(mine)), -b)
+
+    best = max((int(b) for b in present), key=weight)
+    name = names[best] if best < len(names) else str(best)
+    return items[rec["buffer"] == best], name
 
 
 INFERRED = "inferred from the trace (kernel version unknown)"

@@ -145,8 +145,12 @@ test('a bug toggle reruns the scenario: the picture, the narration and the compu
   await expect(page.getByTestId('lp-answer')).toHaveCount(0);
   await page.getByTestId('lp-reveal').click();
   await expect(page.getByTestId('lp-answer')).toHaveAttribute('data-answer', 'FIRST_FREE');
+  // Presenter mode shows one view on the stage at a time: the tabs above it switch.
+  await page.getByTestId('lp-view-narration').click();
+  await expect(page.getByTestId('lp-picture-v6.13')).toHaveCount(0);
   await expect(page.getByTestId('lesson-narration')).not.toContainText('recent_cid 2');
   await page.screenshot({ path: `${artifacts}/present-1920-toggle-on.png` });
+  await page.getByTestId('lp-view-picture').click();
   await page.keyboard.press('t');
   await expect(page).toHaveURL(/step=11$/);
   await expect(page.getByTestId('lp-picture-v6.13')).toContainText('recent 2');
@@ -160,15 +164,21 @@ test('the old migrate-to toggle: a re-pinned thread strands cid 1 on CPU 1, in t
   await page.goto('/present/mm_cid?step=12');
   await waitForStep(page, 12);
   await expect(page.getByTestId('lp-title')).toHaveText('Break it: the old migrate-to test');
+  // One view on the stage at a time (presenter mode): the tabs switch between them.
   const cidsInUse = page.getByTestId('mm-numbers').locator('tr', { hasText: 'cids in use' });
+  await page.getByTestId('lp-view-numbers').click();
   await expect(cidsInUse).toContainText('3');
+  await page.getByTestId('lp-view-narration').click();
   await expect(page.getByTestId('lesson-narration')).toContainText("CPU 1's cid 1 was freed");
   const before = await digest(page);
   await page.screenshot({ path: `${artifacts}/present-1280-migrate-to-off.png` });
+  await page.getByTestId('lp-view-picture').click();
   await page.keyboard.press('t');
   await expect(page).toHaveURL(/step=12&toggles=task_nr_cpus_allowed$/);
   await expect(page.getByTestId('lp-picture-v6.13')).toContainText('with −task_nr_cpus_allowed (bug injected)');
+  await page.getByTestId('lp-view-numbers').click();
   await expect(cidsInUse).toContainText('4');
+  await page.getByTestId('lp-view-narration').click();
   await expect(page.getByTestId('lesson-narration')).toContainText('so CPU 1 keeps cid 1');
   await expect(page.getByTestId('lesson-narration')).toContainText('the test from before 7e019dc, injected');
   await expect.poll(() => digest(page)).not.toBe(before);

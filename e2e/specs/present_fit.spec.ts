@@ -2,9 +2,23 @@
 // 1280x720 and 1920x1080, with no scrolling. The step navigation (Back, the step
 // numbers, Next) and a quiz's Reveal button are inside the viewport; no element
 // of the page overflows sideways, and neither the stage nor the words column
-// needs a scroll bar. Screenshots of every step land in e2e/artifacts/.
+// needs a scroll bar. Issue 13: no visible text under 18 px (font size times any
+// transform's scale, SVG drawings' own scale too; the picture's labels at 1280x720
+// are the known exception, see PICTURE_MIN); the picture fills the stage
+// (at 1920x1080 more than a third of the width); with a room started the room is
+// a strip in the bar's corner and every quiz choice and Reveal stay on screen.
+// Screenshots of every step land in e2e/artifacts/.
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, inspectPicture, recordConsoleErrors, smallText } from './page_helper';
+
+/**
+ * The picture's labels: 18 px and up at 1920x1080. At 1280x720 the drawing (8 CPU
+ * cards, the cidmask, the data areas, DRAM) filling the stage still draws its
+ * smallest labels ("16 KiB/cid", "recent n") at 11-17 px: below the 18 px rule,
+ * a known gap (issue 13, item 4), guarded here so it does not get worse.
+ */
+const PICTURE = '[data-testid="lp-stage"] .lesson-picture';
+const PICTURE_MIN: Record<number, number> = { 1280: 10, 1920: 18 };
 
 async function waitForStep(page: Page, step: number): Promise<void> {
   await expect(page.getByTestId('lesson-player')).toHaveAttribute('data-step', String(step));
@@ -64,15 +78,31 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
         await waitForStep(page, i);
       }
       const where = `${size.width}x${size.height} step ${i + 1}`;
-      // the fit has settled: the scale does not keep changing (no resize ping-pong; a
-      // redraw a frame later may move it by a hair)
-      const scales: number[] = [];
-      for (let k = 0; k < 3; k++) {
+      // A view other than the picture is scaled to fill the stage (FitBox): the fit has
+      // settled, the scale does not keep changing (no resize ping-pong; a redraw a frame
+      // later may move it by a hair), and never below 1 (its type is 18 px and up).
+      if ((await page.getByTestId('lp-stage-fit').getAttribute('data-scale')) !== null) {
+        const scales: number[] = [];
+        for (let k = 0; k < 3; k++) {
+          await page.waitForTimeout(150);
+          scales.push(Number(await page.getByTestId('lp-stage-fit').getAttribute('data-scale')));
+        }
+        expect(Math.min(...scales), where).toBeGreaterThanOrEqual(1);
+        expect(Math.max(...scales) - Math.min(...scales), `${where}: the stage's scale settled (${scales})`).toBeLessThanOrEqual(0.01);
+      } else {
+        // The picture is on the stage: drawn, uncovered, and filling the stage's width or height.
         await page.waitForTimeout(150);
-        scales.push(Number(await page.getByTestId('lp-stage-fit').getAttribute('data-scale')));
+        const pic = await inspectPicture(page, '[data-testid="lp-stage"] .lesson-picture svg', { minWidth: 300, minHeight: 200 });
+        expect(pic.problems, where).toEqual([]);
+        const stage = (await page.getByTestId('lp-stage').boundingBox())!;
+        const fills = pic.box!.width >= 0.85 * stage.width || pic.box!.height >= 0.6 * stage.height;
+        expect(fills, `${where}: picture ${Math.round(pic.box!.width)}x${Math.round(pic.box!.height)} in a ${Math.round(stage.width)}x${Math.round(stage.height)} stage`).toBe(true);
+        if (size.width === 1920) expect(pic.box!.width, `${where}: more than a third of the width`).toBeGreaterThan(1920 / 3 + 100);
       }
-      expect(Math.min(...scales), where).toBeGreaterThanOrEqual(0.45);
-      expect(Math.max(...scales) - Math.min(...scales), `${where}: the stage's scale settled (${scales})`).toBeLessThanOrEqual(0.01);
+      expect(await smallText(page, '.present-page', 18, PICTURE), `${where}: text under 18 px`).toEqual([]);
+      if ((await page.locator(PICTURE).count()) > 0) {
+        expect(await smallText(page, PICTURE, PICTURE_MIN[size.width]), `${where}: picture labels under ${PICTURE_MIN[size.width]} px`).toEqual([]);
+      }
       await page.screenshot({ path: `${artifacts}/present-fit-${size.width}-step${String(i + 1).padStart(2, '0')}.png` });
       await expectInViewport(page, 'lp-back', size, where);
       await expectInViewport(page, 'lp-next', size, where);
@@ -88,6 +118,7 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
         await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
         await page.screenshot({ path: `${artifacts}/present-fit-${size.width}-step${String(i + 1).padStart(2, '0')}-revealed.png` });
         await expectInViewport(page, 'lp-answer', size, `${where} (revealed)`);
+        expect(await smallText(page, '.present-page', 18, PICTURE), `${where} (revealed): text under 18 px`).toEqual([]);
         await expectInViewport(page, 'lp-next', size, `${where} (revealed)`);
         // polled: a layout change is seen by the page a task before FitBox's ResizeObserver refits
         await expect.poll(() => page.evaluate(overflowReport), { message: `${where} (revealed)`, timeout: 3_000 }).toEqual([]);
@@ -99,3 +130,47 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
     expect(errors).toEqual([]);
   });
 }
+
+test('presenter mode with a room at 1280x720: the room is a corner strip, every choice and Reveal on screen, the picture on the stage', async ({ page }) => {
+  test.setTimeout(60_000);
+  const errors = recordConsoleErrors(page);
+  const size = { width: 1280, height: 720 };
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.setViewportSize(size);
+  await page.goto('/present/mm_cid?step=4'); // step 5: a quiz with 8 choices
+  await waitForStep(page, 4);
+  await page.getByTestId('room-start').click();
+  await expect(page.getByTestId('room-status')).toHaveAttribute('data-status', 'open');
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
+  await page.screenshot({ path: `${artifacts}item4-present-room-1280-step05-after.png` });
+  // The strip sits in the top bar's right-hand corner: one line, nothing of the stage taken.
+  const strip = (await page.getByTestId('room-panel').boundingBox())!;
+  const bar = (await page.locator('.present-bar').boundingBox())!;
+  expect(strip.y).toBeGreaterThanOrEqual(bar.y - 1);
+  expect(strip.y + strip.height).toBeLessThanOrEqual(bar.y + bar.height + 1);
+  expect(strip.height).toBeLessThanOrEqual(60);
+  await expect(page.getByTestId('room-code')).toBeVisible();
+  await expect(page.getByTestId('room-status')).toHaveText('live · 0 following');
+  await expect(page.getByTestId('room-qr')).toHaveCount(0); // the QR only on demand
+  for (const c of ['0', '1', '2', '3', '4', '5', '6', '7']) await expectInViewport(page, `lp-choice-${c}`, size, `choice ${c}`);
+  await expectInViewport(page, 'lp-reveal', size, 'Reveal');
+  const pic = await inspectPicture(page, '[data-testid="lp-stage"] .lesson-picture svg', { minWidth: 500, minHeight: 300 });
+  expect(pic.problems).toEqual([]);
+  expect(await smallText(page, '.present-page', 18, PICTURE)).toEqual([]);
+  expect(await smallText(page, PICTURE, PICTURE_MIN[1280])).toEqual([]);
+  // The QR on demand: over the stage, large, and closed again with Esc.
+  await page.getByTestId('room-qr-open').click();
+  const qr = (await page.getByTestId('room-qr').boundingBox())!;
+  expect(qr.width).toBeGreaterThanOrEqual(280);
+  await page.screenshot({ path: `${artifacts}item4-present-room-1280-qr-after.png` });
+  expect(await smallText(page, '.room-window', 18)).toEqual([]);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('room-qr-window')).toHaveCount(0);
+  await page.getByTestId('room-answers-open').click();
+  await expect(page.getByTestId('quiz-histogram')).toBeVisible();
+  expect(await smallText(page, '.room-window', 18)).toEqual([]);
+  await page.keyboard.press('Escape');
+  await page.getByTestId('room-panel').getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByTestId('room-start')).toBeVisible();
+  expect(errors).toEqual([]);
+});

@@ -23,9 +23,13 @@ async function presenter(browser: Browser, step: number): Promise<{ ctx: Browser
   await page.getByTestId('room-start').click();
   const code = (await page.getByTestId('room-code').textContent()) ?? '';
   expect(code).toMatch(/^[ACDEFGHJKMNPQRTWXY34679]{6}$/);
+  // The QR and the join URL open on demand over the stage; Esc closes them.
+  await page.getByTestId('room-qr-open').click();
   const joinUrl = (await page.getByTestId('room-join-url').getAttribute('href')) ?? '';
   expect(joinUrl).toBe(`${new URL(page.url()).origin}/room/${code}`);
   await expect(page.getByTestId('room-qr')).toHaveAttribute('data-encoded', joinUrl); // the QR carries the join URL
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('room-qr-window')).toHaveCount(0);
   await expect(page.getByTestId('room-status')).toHaveAttribute('data-status', 'open');
   return { ctx, page, code, joinUrl, errors };
 }
@@ -114,6 +118,8 @@ test('three followers answer a quiz: the presenter sees the histogram, the revea
   for (const f of followers) await atStep(f.page, QUIZ_STEP);
   await expect(p.page.getByTestId('room-followers')).toHaveText('3');
 
+  // The histogram opens on demand ("Answers") over the stage.
+  await p.page.getByTestId('room-answers-open').click();
   const histogram = p.page.getByTestId('quiz-histogram');
   await expect(histogram).toHaveAttribute('data-quiz', 's4-which-cid-612');
   const bar = (choice: string) => histogram.locator(`[data-testid="quiz-bar"][data-choice="${choice}"]`);
@@ -130,23 +136,27 @@ test('three followers answer a quiz: the presenter sees the histogram, the revea
   await expect(p.page.getByTestId('lp-tally-total')).toHaveText('3 answers from the room');
   await p.page.screenshot({ path: `${artifacts}rooms-presenter-quiz.png` });
 
+  await expect(p.page.getByTestId('room-answers-open')).toHaveText('Answers (3)');
+  await p.page.getByTestId('room-window-close').click();
+  await expect(p.page.getByTestId('quiz-histogram')).toHaveCount(0);
+
   // Reveal the model's answer: every follower sees it, and the histogram marks it.
   await p.page.getByTestId('lp-reveal').click();
   const answer = (await p.page.getByTestId('lp-answer').getAttribute('data-answer')) ?? '';
   expect(answer).toMatch(/^\d+$/);
   for (const f of followers) await expect(f.page.getByTestId('lp-answer')).toHaveAttribute('data-answer', answer);
-  await expect(p.page.getByTestId('room-revealed')).toHaveText(`Revealed to the room: ${answer}`);
+  await expect(p.page.getByTestId('room-revealed')).toHaveText(`revealed: ${answer}`);
+  await p.page.getByTestId('room-answers-open').click();
   await expect(bar(answer)).toContainText('— answer');
   await followers[1].page.screenshot({ path: `${artifacts}rooms-follower-revealed.png` });
   await followers[2].page.getByTestId('lp-answer').scrollIntoViewIfNeeded();
   await followers[2].page.screenshot({ path: `${artifacts}rooms-follower-phone-revealed.png` });
   await p.page.screenshot({ path: `${artifacts}rooms-presenter-revealed.png` });
-  // The strip folds away for the projector; the code and the count stay in the top bar.
-  await p.page.getByTestId('room-hide').click();
+  // Closed again, the strip in the bar's corner keeps the code and the count.
+  await p.page.keyboard.press('Escape');
   await expect(p.page.getByTestId('quiz-histogram')).toHaveCount(0);
-  await expect(p.page.getByTestId('room-badge')).toHaveText(`Room ${p.code} · 3 following`);
-  await p.page.getByTestId('room-show').click();
-  await expect(p.page.getByTestId('quiz-histogram')).toBeVisible();
+  await expect(p.page.getByTestId('room-badge')).toHaveText(`Room ${p.code}`);
+  await expect(p.page.getByTestId('room-status')).toHaveText('live · 3 following');
   for (const f of followers) {
     expect(f.errors).toEqual([]);
     await f.ctx.close();

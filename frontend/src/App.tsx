@@ -2,13 +2,15 @@
  * The app: one page per URL path (core/route.ts): "/" shows the machine's
  * topology, "/simulate" a modelled run on it, "/lesson/mm_cid" the mm_cid
  * lesson (7e019dc), "/traces" real kernel traces; the lesson player's
- * "/learn/<id>", "/present/<id>", "/notes/<id>", "/embed/<id>/<step>". Each page
+ * "/learn/<id>", "/present/<id>", "/notes/<id>", "/embed/<id>/<step>"; any other
+ * path a "not found" page with links. Each page
  * owns its store.
  */
 import { lazy, Suspense } from 'react'
-import { useRoute } from './core/route'
+import { appLocation, useRoute } from './core/route'
 import { roomRouteOf } from './core/room_route'
 import { EmbedPage } from './pages/EmbedPage'
+import { NotFoundPage } from './pages/Landing'
 import { LearnPage } from './pages/LearnPage'
 import { MmCidLessonPage } from './pages/MmCidLessonPage'
 import { NotesPage } from './pages/NotesPage'
@@ -46,6 +48,8 @@ export default function App() {
         </Suspense>
       ) : page === 'lesson' ? (
         <MmCidLessonPage navigate={navigate} />
+      ) : page === 'notfound' ? (
+        <NotFoundPage navigate={navigate} path={appLocation(window.location).pathname} />
       ) : (
         <TopologyPage navigate={navigate} />
       )}

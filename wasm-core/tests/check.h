@@ -63,6 +63,7 @@ extern const test_case mm_cid_lesson_tests[];
 extern const test_case conform_tests[];
 extern const test_case tracedat_tests[];
 extern const test_case tracedat_compressed_tests[];
+extern const test_case tracedat_instances_tests[];
 extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
 extern const test_case parquet_tests[];

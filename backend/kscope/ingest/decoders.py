@@ -235,4 +235,5 @@ def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress
         finally:
             pool.close()
         s = decoder.stats()
+        s["buffers"] = decoder.buffer_names()
     return reports.tracedat(s, source)

@@ -99,13 +99,13 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
     report_progress = progress or (lambda *a: None)
     store.claims.claim(trace_id)  # before tmp/<id> exists: a crash leaves nothing a sweep would keep
     try:
-        return _ingest(store, path, source, trace_id, token, report_progress)
+        return _ingest(store, path, source, trace_id, token, report_progress, topology)
     finally:
         store.claims.release(trace_id)
 
 
 def _ingest(store: TraceStore, path: Path, source: str, trace_id: str, token: str,
-            report_progress: ProgressFn) -> Ingested:
+            report_progress: ProgressFn, topology: AttachedTopology | None) -> Ingested:
     settings = store.settings
     work = store.new_work_dir(trace_id)
     try:
@@ -165,6 +165,8 @@ def _ingest(store: TraceStore, path: Path, source: str, trace_id: str, token: st
             "topology_from": topology_from,
             "capture": header or None, "provenance": provenance_of(header),
             **{k: v for k, v in report.extra.items() if k != "uname"},
+            # trace.dat: records per trace buffer ("" = the top one; instances by name)
+            **({"by_buffer": out["buffers"]} if "buffers" in out else {}),
         }
         record = TraceRecord(
             id=trace_id, name=source, format=fmt.name,

@@ -13,6 +13,8 @@ payload union) stays for callers that read records themselves (kscope conform).
 Columns (nulls where a type has no such field):
 
     ts_ns int64, cpu int32, type dict<string>, pid, tgid int32, comm dict<string>
+    buffer dict<string>            the trace buffer a record came from: "" (the top one, and
+                                   every trace without buffers) or a trace.dat instance name
     task_pid, task_comm, prio      the task the event is about: wakeup*/migrate/exit/free
                                    (fork: the parent; switch: see prev_*)
     prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio   sched_switch
@@ -37,7 +39,7 @@ RSEQ = TYPE_IDS["rseq_update"]
 GENERIC = TYPE_IDS["generic"]
 
 _FIELDS = {  # name: (numpy format, byte offset) - every layout of event.h's union
-    "ts_ns": ("<u8", 0), "type": ("<u4", 8), "cpu": ("<i4", 12), "pid": ("<i4", 16),
+    "ts_ns": ("<u8", 0), "type": ("<u2", 8), "buffer": ("<u2", 10), "cpu": ("<i4", 12), "pid": ("<i4", 16),
     "tgid": ("<i4", 20), "comm": ("S16", 24),
     "p_comm": ("S16", 40), "p_pid": ("<i4", 56), "p_prio": ("<i4", 60),
     "p_word64": ("<i8", 64), "p_i64": ("<i4", 64), "p_i68": ("<i4", 68),
@@ -53,6 +55,7 @@ RAW = np.dtype((np.void, EVENT_SIZE))  # a record as an opaque item (fast to cop
 _DICT_STR = pa.dictionary(pa.int32(), pa.string())
 SCHEMA = pa.schema([
     ("ts_ns", pa.int64()), ("cpu", pa.int32()), ("type", pa.dictionary(pa.int8(), pa.string())),
+    ("buffer", pa.dictionary(pa.int8(), pa.string())),
     ("pid", pa.int32()), ("tgid", pa.int32()), ("comm", _DICT_STR),
     ("task_pid", pa.int32()), ("task_comm", _DICT_STR), ("prio", pa.int32()),
     ("prev_comm", _DICT_STR), ("prev_pid", pa.int32()), ("prev_prio", pa.int32()),
@@ -140,8 +143,9 @@ _COMMS = {"comm": None, "task_comm": "valid_about", "prev_comm": "valid_switch",
           "next_comm": "valid_switch", "child_comm": "valid_fork"}
 
 
-def table_of(cols: Columns, arena: bytes = b"") -> pa.Table:
-    """The Arrow table (see SCHEMA) of one builder batch; arena: the log's text arena."""
+def table_of(cols: Columns, arena: bytes = b"", buffers: list[str] | tuple[str, ...] = ("",)) -> pa.Table:
+    """The Arrow table (see SCHEMA) of one builder batch; arena: the log's text arena;
+    buffers: the names the records' buffer indexes point to (trace.dat instances)."""
     names = pa.array(cols.comm_names, pa.string())
     out: dict[str, pa.Array] = {}
     for field in SCHEMA:
@@ -151,6 +155,8 @@ def table_of(cols: Columns, arena: bytes = b"") -> pa.Table:
         elif field.name in _COMMS:
             out[field.name] = _column(cols, field.type, field.name, _COMMS[field.name], names)
     out["type"] = _column(cols, SCHEMA.field("type").type, "type", None, _TYPE_DICT)
+    out["buffer"] = _column(cols, SCHEMA.field("buffer").type, "buffer", None,
+                            pa.array(list(buffers) or [""], pa.string()))
     out["name"], out["fields"] = _generic_text(cols, arena)
     return pa.Table.from_arrays([out[f.name] for f in SCHEMA], schema=SCHEMA)
 

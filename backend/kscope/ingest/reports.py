@@ -67,7 +67,8 @@ def tracedat(stats: dict[str, Any], source: str) -> DecodeReport:
                         first_error=err, nr_cpus=stats["nr_cpus"], lost_events=stats["lost_events"],
                         extra={"version": stats["version"], "uname": stats["uname"],
                                "trace_clock": stats["trace_clock"], "pages": stats["pages"],
-                               "generic_events": stats["generic_events"]})
+                               "generic_events": stats["generic_events"],
+                               **({"buffers": stats["buffers"]} if "buffers" in stats else {})})
 
 
 def of(format_name: str, stats: list[dict[str, Any]], source: str) -> DecodeReport:

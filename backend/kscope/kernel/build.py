@@ -202,4 +202,4 @@ def find_built(names: list[str] | None, cache: Path | None = None) -> dict[str, 
     which = "" if label is None else f" with --patches {label}"
     flag = "" if label is None or label == "none" else f" --patches {label}"
     raise NoBuiltKernel(f"no kernel built{which} in {cache or default_cache()}; build one with:\n"
-                        f"    npm run -s kscope -- kernel build{flag}")
+                        f"    scripts/kscope kernel build{flag}")

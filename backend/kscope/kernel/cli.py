@@ -39,7 +39,7 @@ def cmd_kernel_list(args: argparse.Namespace) -> int:
     for d in docs:
         print(f"{d['built_at']}  {d['patches']:<22} {d['config']:<6} {d.get('release')}  {d['bzImage']}")
     if not docs:
-        print("no kernels built yet (npm run -s kscope -- kernel build --patches mm_cid,trace)", file=sys.stderr)
+        print("no kernels built yet (scripts/kscope kernel build --patches mm_cid,trace)", file=sys.stderr)
     return EXIT_OK
 
 

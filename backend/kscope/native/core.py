@@ -143,6 +143,10 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_event_log_text": ([_Handle, _u32], _str),
     # cache.h
     "ks_cache_default_params": ([_P(st.KsCacheParams)], None),
+    "ks_cache_new": ([_TopologyPtr, _P(st.KsCacheParams), _HandleOut], _i32),
+    "ks_cache_free": ([_Handle], None),
+    "ks_cache_add_object": ([_Handle, _str, _u32, _i32, _P(_i32)], _i32),
+    "ks_cache_access": ([_Handle, _i32, _i32, _u32, _u32, _i32, _u64, _P(st.KsAccessCost)], _i32),
     "ks_cache_object_count": ([_Handle], _i32),
     "ks_cache_object_name": ([_Handle, _i32], _str),
     "ks_cache_object_lines": ([_Handle, _i32], _u32),
@@ -184,6 +188,9 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_tracedat_decoder_feed": ([_Handle, ctypes.c_int64, ctypes.c_void_p, _i32, _Handle], _i32),
     "ks_tracedat_decoder_finish": ([_Handle, _Handle], _i32),
     "ks_tracedat_decoder_stats": ([_Handle, _P(st.KsTracedatStats)], _i32),
+    "ks_tracedat_decoder_buffer_count": ([_Handle], _i32),
+    "ks_tracedat_decoder_buffer_name": ([_Handle, _i32], ctypes.c_char_p),
+    "ks_tracedat_decoder_held_peak": ([_Handle], ctypes.c_int64),
     # perf.h
     "ks_perf_decoder_new": ([_HandleOut], _i32),
     "ks_perf_decoder_free": ([_Handle], None),

@@ -128,6 +128,16 @@ class TracedatDecoder(_Handle):
     def finish(self, into: EventLog | None = None) -> EventLog:
         return self._into_log(self._lib.ks_tracedat_decoder_finish, ok=(core.KS_OK, KS_ERR_PARSE), into=into)[0]
 
+    def buffer_names(self) -> list[str]:
+        """The trace buffers the records' `buffer` indexes name ("" = the top one)."""
+        n = self._lib.ks_tracedat_decoder_buffer_count(self._h)
+        return [self._lib.ks_tracedat_decoder_buffer_name(self._h, i).decode("utf-8", "replace")
+                for i in range(n)]
+
+    def held_peak(self) -> int:
+        """Most bytes of page batches and decompressed chunks held at once."""
+        return int(self._lib.ks_tracedat_decoder_held_peak(self._h))
+
     def stats(self) -> dict[str, Any]:
         s = st.KsTracedatStats()
         core.check(self._lib.ks_tracedat_decoder_stats(self._h, ctypes.byref(s)))

@@ -30,7 +30,7 @@ EVENT_TYPES = (
 )
 TYPE_IDS = {name: i for i, name in enumerate(EVENT_TYPES)}
 
-_HEADER = struct.Struct("<QIiii16s")  # ts_ns type cpu pid tgid comm; payload at byte 40
+_HEADER = struct.Struct("<QHHiii16s")  # ts_ns type buffer cpu pid tgid comm; payload at byte 40
 _WAKEUP = ("<16siii", ("comm", "pid", "prio", "target_cpu"))
 _EXIT = ("<16siii", ("comm", "pid", "prio", "group_dead"))  # group_dead -1: not recorded
 # Per-type payload: struct format and field names (the tracepoint's), in C order.
@@ -71,7 +71,7 @@ def decode_event(record: bytes | memoryview, text: TextLookup | None = None) -> 
     event is about, as in the kernel's text.) A generic record's fields are its
     "name" and "text" when `text` can resolve the arena offsets, else the offsets.
     """
-    ts_ns, type_id, cpu, pid, tgid, comm = _HEADER.unpack_from(record, 0)
+    ts_ns, type_id, buffer, cpu, pid, tgid, comm = _HEADER.unpack_from(record, 0)
     fields: dict[str, Any] = {}
     layout = _PAYLOADS.get(type_id)
     if layout is not None:
@@ -87,6 +87,7 @@ def decode_event(record: bytes | memoryview, text: TextLookup | None = None) -> 
         "pid": pid,
         "tgid": tgid,
         "comm": _text(comm),
+        **({"buffer": buffer} if buffer else {}),  # trace.dat: a buffer other than the first
         "fields": fields,
     }
 

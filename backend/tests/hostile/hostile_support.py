@@ -13,8 +13,9 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import httpx
 
@@ -22,12 +23,18 @@ KSCOPE = Path(sys.executable).parent / "kscope"
 HEALTH_BUDGET_S = 0.5
 
 
-class Server(NamedTuple):
+@dataclass
+class Server:
+    """A running `kscope serve`: its URL, its process (to kill -9 it) and its data dir."""
+
     url: str
     pid: int
+    proc: subprocess.Popen[bytes]
+    data_dir: Path
+    port: int
 
-
-_procs: dict[int, subprocess.Popen[bytes]] = {}
+    def stop(self) -> None:
+        stop_server(self)
 
 
 def free_port() -> int:
@@ -37,37 +44,40 @@ def free_port() -> int:
 
 
 def start_server(tmp_path: Path, **env: Any) -> Server:
-    """`kscope serve` on 127.0.0.1:<free port> with its data in tmp_path/data; each keyword is a
-    setting (e.g. sql_timeout_s=3 -> KSCOPE_SQL_TIMEOUT_S=3). Stop it with stop_server (the
-    conftest's `server_factory` fixture does). Its log: tmp_path/server-<port>.log."""
+    """`kscope serve` on 127.0.0.1:<free port> with its data in tmp_path/data (the same dir again
+    for a restart over it); each keyword is a setting (e.g. sql_timeout_s=3 ->
+    KSCOPE_SQL_TIMEOUT_S=3). Stop it with stop_server or .stop() (the conftest's
+    `server_factory` fixture does). Its log: tmp_path/server-<port>.log."""
     port = free_port()
-    environ = {**os.environ, "KSCOPE_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    environ = {**os.environ, "KSCOPE_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
     environ.update({f"KSCOPE_{k.upper()}": str(v) for k, v in env.items()})
-    log = open(tmp_path / f"server-{port}.log", "wb")
+    log = open(tmp_path / f"server-{port}.log", "ab")
     proc = subprocess.Popen([str(KSCOPE), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, env=environ, start_new_session=True)
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=environ,
+                            start_new_session=True)
     log.close()
-    url = f"http://127.0.0.1:{port}"
+    server = Server(f"http://127.0.0.1:{port}", proc.pid, proc, data_dir, port)
     deadline = time.monotonic() + 60
     while True:
         if proc.poll() is not None:
             raise RuntimeError(f"kscope serve exited {proc.returncode}: see {tmp_path}/server-{port}.log")
         try:
-            if httpx.get(url + "/api/health", timeout=2).status_code == 200:
-                break
+            if httpx.get(server.url + "/api/health", timeout=2).status_code == 200:
+                return server
         except httpx.HTTPError:
             pass
         if time.monotonic() > deadline:
-            stop_server(Server(url, proc.pid))
+            stop_server(server)
             raise RuntimeError(f"kscope serve did not answer within 60 s: see {tmp_path}/server-{port}.log")
         time.sleep(0.1)
-    _procs[proc.pid] = proc
-    return Server(url, proc.pid)
 
 
 def stop_server(server: Server) -> None:
-    proc = _procs.pop(server.pid, None)
-    if proc is None:
+    """Stops the server and whatever it left in its session (SIGTERM, then SIGKILL after 15 s)."""
+    proc = server.proc
+    if proc.poll() is not None:
         return
     try:
         os.killpg(proc.pid, signal.SIGTERM)  # its own session: the server and any children it left
@@ -78,6 +88,45 @@ def stop_server(server: Server) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def proc_stat(pid: int) -> tuple[str, str, int] | None:
+    """(command name, state, parent pid) of a process, or None when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    name = text[text.index("(") + 1:text.rindex(")")]
+    fields = text[text.rindex(")") + 2:].split()
+    return name, fields[0], int(fields[1])
+
+
+def children(pid: int, name: str) -> list[int]:
+    """Live (not zombie) processes whose parent is pid and whose command name is `name`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        stat = proc_stat(int(entry))
+        if stat and stat[0] == name and stat[2] == pid and stat[1] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting to be reaped is not running)."""
+    stat = proc_stat(pid)
+    return stat is not None and stat[1] != "Z"
+
+
+def wait_for(predicate, timeout: float, step: float = 0.01) -> float | None:  # type: ignore[no-untyped-def]
+    """Seconds until predicate() was true, or None after timeout."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if predicate():
+            return time.monotonic() - t0
+        time.sleep(step)
+    return None
 
 
 def _status_kib(pid: int, field: str) -> int:

@@ -23,7 +23,7 @@ import pytest
 from kscope.bench.abuse_bench import write_ftrace
 from kscope.store import tmp_claims
 
-from server_support import alive, children, start_server, wait_for
+from .hostile_support import alive, children, start_server, wait_for
 
 # The child must be gone this soon after its server is killed.
 CHILD_GONE_S = 1.0
@@ -42,9 +42,8 @@ def _ingest_child(server_pid: int, timeout: float = 30.0) -> int:
 
 
 def test_kill_9_server_mid_ingest_child_dies_and_tmp_is_swept(big_trace: Path, tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    data.mkdir()
-    server = start_server(data)
+    server = start_server(tmp_path)
+    data = server.data_dir
     try:
         with open(big_trace, "rb") as body:
             r = httpx.post(f"{server.url}/api/traces", params={"name": "big.txt", "background": "true"},
@@ -70,7 +69,7 @@ def test_kill_9_server_mid_ingest_child_dies_and_tmp_is_swept(big_trace: Path, t
         assert f"upload-{trace_id}" in left and trace_id in left, left  # what the crash left behind
     finally:
         server.stop()
-    again = start_server(data)
+    again = start_server(tmp_path)
     try:
         assert httpx.get(f"{again.url}/api/health", timeout=10).status_code == 200
         assert sorted(p.name for p in (data / "tmp").iterdir()) == []
@@ -80,9 +79,8 @@ def test_kill_9_server_mid_ingest_child_dies_and_tmp_is_swept(big_trace: Path, t
 
 
 def test_kill_9_of_the_child_is_named_to_the_client(big_trace: Path, tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    data.mkdir()
-    server = start_server(data)
+    server = start_server(tmp_path)
+    data = server.data_dir
     try:
         answer: dict[str, httpx.Response] = {}
 

@@ -1,16 +1,17 @@
 /*
- * Which page the URL path names: "/" (and anything else) the topology page,
- * "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson, "/traces"
+ * Which page the URL path names: "/" the landing page (what kscope is, where to
+ * start, and the machine's topology), "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson, "/traces"
  * real kernel traces. The backend serves index.html for every
  * non-/api path, so a link straight to /simulate?... works. Navigation pushes
  * a history entry; Back/Forward (popstate) switch pages too. The lesson player
  * adds /learn/<id>, /present/<id>, /notes/<id> and /embed/<id>/<step>; an
  * exported lesson (kscope export-lesson) routes by hash: index.html#/learn/<id>.
+ * Any other path is "notfound": a page that says so and links to the pages.
  */
 import { useCallback, useSyncExternalStore } from 'react'
 import { roomRouteOf, type RoomPageName } from './room_route'
 
-export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | LessonPageName | RoomPageName
+export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | 'notfound' | LessonPageName | RoomPageName
 
 /** The lesson player's pages (lesson_route.ts): /learn/<id>, /present/<id>, /notes/<id>, /embed/<id>/<step>. */
 export type LessonPageName = 'learn' | 'present' | 'notes' | 'embed'
@@ -19,7 +20,7 @@ export const LESSON_PAGES: readonly LessonPageName[] = ['learn', 'present', 'not
 export const PAGE_PATHS: Record<PageName, string> = {
   topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid', traces: '/traces',
   learn: '/learn/mm_cid', present: '/present/mm_cid', notes: '/notes/mm_cid', embed: '/embed/mm_cid/0',
-  join: '/join', room: '/join',
+  join: '/join', room: '/join', notfound: '/',
 }
 
 /** A lesson page's route: which page, which lesson, and (embed) which step. Null for other paths. */
@@ -56,7 +57,8 @@ export function pageOf(pathname: string): PageName {
   if (path === PAGE_PATHS.simulate) return 'simulate'
   if (path === PAGE_PATHS.lesson) return 'lesson'
   if (path === PAGE_PATHS.traces) return 'traces'
-  return 'topology'
+  if (path === '' || path === '/index.html') return 'topology'
+  return 'notfound'
 }
 
 /** The URL of a page, carrying the machine over when one is on screen. */

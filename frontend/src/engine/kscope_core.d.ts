@@ -74,6 +74,8 @@ declare module '*/kscope_core.mjs' {
     _ks_tracedat_decoder_feed(dec: Ptr, offset: bigint, chunk: Ptr, len: number, sink: Ptr): number
     _ks_tracedat_decoder_finish(dec: Ptr, sink: Ptr): number
     _ks_tracedat_decoder_stats(dec: Ptr, out: Ptr): number
+    _ks_tracedat_decoder_buffer_count(dec: Ptr): number
+    _ks_tracedat_decoder_buffer_name(dec: Ptr, index: number): Ptr
 
     // kscope/cache.h (what the simulation bridge uses)
     _ks_cache_default_params(out: Ptr): void

@@ -45,6 +45,8 @@ export interface TraceColumns {
   ts: Float64Array
   /** ks_event_type (EVENT_TYPES index). */
   type: Uint8Array
+  /** trace.dat: index of the trace buffer each record came from (TraceDecodeStats.buffers). */
+  buffer?: Uint8Array
   cpu: Int32Array
   pid: Int32Array
   tgid: Int32Array
@@ -88,6 +90,9 @@ export interface TraceDecodeStats {
   uname: string
   traceClock: string
   firstError: TraceParseProblem | null
+  /** trace.dat: its trace buffers in file order ("" = the top one; instances by name), with
+   * the records each gave. Absent for formats without buffers. */
+  buffers?: { name: string; events: number }[]
 }
 
 /** Growable columns, copied into exact-size arrays by finish(). */
@@ -96,6 +101,9 @@ export class TraceColumnsBuilder {
   count = 0
   ts = new Float64Array(0)
   type = new Uint8Array(0)
+  buffer = new Uint8Array(0)
+  /** Records per buffer index (trace.dat instances). */
+  bufferCounts: number[] = []
   cpu = new Int32Array(0)
   pid = new Int32Array(0)
   tgid = new Int32Array(0)
@@ -144,6 +152,7 @@ export class TraceColumnsBuilder {
     }
     this.ts = grow(this.ts, (k) => new Float64Array(k))
     this.type = grow(this.type, (k) => new Uint8Array(k))
+    this.buffer = grow(this.buffer, (k) => new Uint8Array(k))
     for (const k of ['cpu', 'pid', 'tgid', 'comm', 'f0', 'f1', 'f2', 'f3', 'f4', 's1', 's2'] as const) {
       this[k] = grow(this[k], (m) => new Int32Array(m))
     }
@@ -162,8 +171,12 @@ export class TraceColumnsBuilder {
       const w = base >>> 2
       const row = this.count++
       this.ts[row] = u32[w] + u32[w + 1] * 4294967296
-      const type = u32[w + 2]
+      // bytes 8..11: type u16, then the trace buffer's index u16 (event.h)
+      const type = u32[w + 2] & 0xffff
+      const buffer = u32[w + 2] >>> 16
       this.type[row] = type < EVENT_TYPES.length ? type : TYPE_GENERIC
+      this.buffer[row] = buffer < 255 ? buffer : 255
+      this.bufferCounts[buffer] = (this.bufferCounts[buffer] ?? 0) + 1
       this.cpu[row] = i32[w + 3]
       this.pid[row] = i32[w + 4]
       this.tgid[row] = i32[w + 5]
@@ -211,7 +224,7 @@ export class TraceColumnsBuilder {
     const n = this.count
     return {
       count: n,
-      ts: this.ts.slice(0, n), type: this.type.slice(0, n), cpu: this.cpu.slice(0, n),
+      ts: this.ts.slice(0, n), type: this.type.slice(0, n), buffer: this.buffer.slice(0, n), cpu: this.cpu.slice(0, n),
       pid: this.pid.slice(0, n), tgid: this.tgid.slice(0, n), comm: this.comm.slice(0, n),
       f0: this.f0.slice(0, n), f1: this.f1.slice(0, n), f2: this.f2.slice(0, n),
       f3: this.f3.slice(0, n), f4: this.f4.slice(0, n), s1: this.s1.slice(0, n), s2: this.s2.slice(0, n),

@@ -984,7 +984,9 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
       if (kind === 'tracedat') {
         const s = decodeTracedatStats(v.u8, i32, scratch, formatName, file.size)
         if (s.status !== KsStatus.OK) failed = s
-        stats = s
+        const nb = mod._ks_tracedat_decoder_buffer_count(dec)
+        stats = { ...s, buffers: Array.from({ length: nb }, (_, i) => ({
+          name: text(mod._ks_tracedat_decoder_buffer_name(dec, i)), events: builder.bufferCounts[i] ?? 0 })) }
       } else if (kind === 'perf') {
         const s = decodePerfStats(v.u8, i32, scratch, formatName, file.size)
         if (s.status !== KsStatus.OK) failed = s

@@ -29,6 +29,7 @@ import { usePlaybackKeys } from '../views/playback/keys'
 import { appHref } from '../core/route'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
+import './lesson_page.css'
 
 /** Compare mode puts the two pictures side by side up to this many CPUs, else one above the other. */
 const SIDE_BY_SIDE_CPUS = 12

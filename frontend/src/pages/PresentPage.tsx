@@ -6,7 +6,7 @@
  * BroadcastChannel, and can drive the presenter from there.
  *
  * PresentView is the page without its data loading: the rooms layer wraps it,
- * passing a QuizBinding, a room button for the bar and a room panel.
+ * passing a QuizBinding and the room's strip for the bar's corner.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { openLessonChannel, type LessonChannel } from '../core/lesson_channel'
@@ -25,13 +25,11 @@ export interface PresentViewProps {
   position: LessonPosition
   onNavigate: (p: LessonPosition) => void
   quiz?: QuizBinding
-  /** Extra controls for the top bar (the rooms layer's "Start room"). */
+  /** Extra controls for the top bar's corner (the rooms layer's "Start room", then its strip). */
   bar?: ReactNode
-  /** A panel under the stage (the rooms layer's join code and QR). */
-  side?: ReactNode
 }
 
-export function PresentView({ lesson, position, onNavigate, quiz, bar, side }: PresentViewProps) {
+export function PresentView({ lesson, position, onNavigate, quiz, bar }: PresentViewProps) {
   const [help, setHelp] = useState(false)
   const digits = useRef<DigitBuffer>({ text: '', at: 0 })
   const channel = useRef<LessonChannel | null>(null)
@@ -79,16 +77,15 @@ export function PresentView({ lesson, position, onNavigate, quiz, bar, side }: P
     <div className="present-page" data-testid="present-page">
       <div className="present-bar">
         <span className="brand-mini">kscope</span>
-        <span>{lesson.title}</span>
+        <span className="present-title" title={lesson.title}>{lesson.title}</span>
         <span className="spacer" />
         {bar}
-        <button type="button" onClick={openNotes} data-testid="open-notes">Speaker notes</button>
-        <button type="button" onClick={fullscreen} title="f">Full screen (f)</button>
-        <button type="button" onClick={() => setHelp(true)} title="?" data-testid="open-help">Keys (?)</button>
+        <button type="button" onClick={openNotes} data-testid="open-notes" title="Speaker notes in a second window">Notes</button>
+        <button type="button" onClick={fullscreen} title="Full screen (f)">Full screen</button>
+        <button type="button" onClick={() => setHelp(true)} title="Keys (?)" data-testid="open-help">Keys</button>
         <a href={appHref(`/learn/${lesson.id}?step=${position.step}`)}>Leave</a>
       </div>
       <LessonPlayer lesson={lesson} position={position} onNavigate={onNavigate} mode="presenter" quiz={quiz} />
-      {side}
       {help && (
         <div className="present-help" role="dialog" aria-modal="true" aria-label="Keys" data-testid="present-help" onClick={() => setHelp(false)}>
           <div>

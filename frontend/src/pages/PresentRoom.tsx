@@ -1,7 +1,8 @@
 /*
  * Presenter mode with a room (issue 8): PresentView (lessons layer) plus the
- * rooms layer: "Start room" in the bar, the room strip under the stage (code,
- * QR, followers, live quiz histogram), and the QuizBinding through which the
+ * rooms layer: "Start room" in the bar, then the room strip in its corner (code,
+ * followers; QR and the live quiz histogram on demand: issue 13 gave the stage
+ * back to the picture), and the QuizBinding through which the
  * quiz panel shows the room's tally and reveals the model's answer to every
  * follower. Each position the presenter moves to is published to the room;
  * pointer-only moves at most every POINTER_MS. Without a backend (an exported
@@ -12,7 +13,7 @@ import type { LessonPosition } from '../core/lesson_position'
 import type { Lesson } from '../core/lesson_types'
 import { hashRouting } from '../core/route'
 import { usePresenterRoom } from '../core/use_room'
-import { RoomPanel } from '../views/room/RoomPanel'
+import { RoomStrip } from '../views/room/RoomStrip'
 import { PresentView } from './PresentPage'
 
 export interface PresentRoomProps {
@@ -39,14 +40,14 @@ function RoomPresentView({ lesson, position, onNavigate }: PresentRoomProps) {
       }
     : undefined
   const bar = room.room ? (
-    <span className="room-badge" data-testid="room-badge">
-      Room <strong>{room.room.code}</strong> · {s?.followers ?? 0} following
-    </span>
+    <RoomStrip room={room} stepQuiz={stepQuiz} />
   ) : (
-    <button type="button" onClick={room.start} disabled={room.starting} data-testid="room-start">
-      {room.starting ? 'Starting…' : 'Start room'}
-    </button>
+    <>
+      <RoomStrip room={room} stepQuiz={stepQuiz} />
+      <button type="button" onClick={room.start} disabled={room.starting} data-testid="room-start">
+        {room.starting ? 'Starting…' : 'Start room'}
+      </button>
+    </>
   )
-  const side = room.room || room.startError ? <RoomPanel room={room} stepQuiz={stepQuiz} /> : null
-  return <PresentView lesson={lesson} position={position} onNavigate={onNavigate} quiz={quiz} bar={bar} side={side} />
+  return <PresentView lesson={lesson} position={position} onNavigate={onNavigate} quiz={quiz} bar={bar} />
 }

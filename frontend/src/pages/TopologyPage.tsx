@@ -1,5 +1,6 @@
 /*
- * The topology page: header with the machine picker, the summary the C core
+ * The landing page ("/"): what kscope is and where to start (Landing.tsx), then
+ * the topology: header with the machine picker, the summary the C core
  * computed, the topology drawing and a side panel (CPU details + legend).
  * State lives in core/ (useAppStore); views get data and callbacks as props.
  */
@@ -13,6 +14,7 @@ import { CpuPanel } from '../views/topology/CpuPanel'
 import { Legend } from '../views/topology/Legend'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
+import { LandingIntro } from './Landing'
 
 export function TopologyPage({ navigate }: { navigate: (href: string) => void }) {
   const core = useKscopeCore()
@@ -28,6 +30,7 @@ export function TopologyPage({ navigate }: { navigate: (href: string) => void })
       <AppHeader page="topology" preset={state.preset} navigate={navigate} compact>
         <PresetPicker presets={presets} value={state.preset} onSelect={actions.selectPreset} disabled={core.status !== 'ready'} />
       </AppHeader>
+      <LandingIntro navigate={navigate} />
 
       {core.status === 'loading' && (
         <p className="status" role="status" data-testid="loading">

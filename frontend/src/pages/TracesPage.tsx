@@ -27,6 +27,7 @@ import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
 import { PrivateTraceNote, SharePanel, sharesOf } from './TraceShare'
 import { formatBytes, formatUploadTime } from './trace_library_format'
+import './traces.css'
 
 /** Play speeds: trace time per second of wall time. */
 const PLAY_SPEEDS = [
@@ -439,6 +440,11 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
         {' · '}{store.cpus.length} CPUs with events
         {' · '}{formatDuration(duration)}
         {' · '}<span data-testid="event-count">{store.totalEvents.toLocaleString('en')}</span> events
+        {st.buffers && (st.buffers.length > 1 || st.buffers.some((b) => b.name)) && (
+          <span data-testid="trace-buffers">
+            {' · trace buffers: '}{st.buffers.map((b) => `${b.name || 'top'} ${b.events.toLocaleString('en')}`).join(', ')}
+          </span>
+        )}
         <span className="provenance">
           {' '}(decoder count <span data-testid="decoder-count">{st.events.toLocaleString('en')}</span>
           {store.origin.kind === 'local' ? ', decoded in this browser' : ', from the server'}

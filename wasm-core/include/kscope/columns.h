@@ -7,7 +7,7 @@
  * Arrow) and a hash of every 16-byte comm by Arrow's dictionary encoder. This does
  * it all in one pass over the records, into one caller-owned buffer laid out as
  *
- *     [ ts_ns i64 | prev_state i64 | cpu i32 | ... | order i32 | type i8 | group_dead i8
+ *     [ ts_ns i64 | prev_state i64 | cpu i32 | ... | order i32 | type i8 | buffer i8 | group_dead i8
  *       | validity bitmaps (Arrow's: bit i of byte i/8, LSB first, 1 = value present) ]
  *
  * each region 64-byte aligned (ks_columns_layout gives the offsets), so a caller
@@ -59,6 +59,7 @@ typedef enum ks_column {
     KS_COL_G_FIELDS_OFF,   /* i32 generic: ... of its "key=value" text */
     KS_COL_ORDER,          /* i32 input record index of this row */
     KS_COL_TYPE,           /* i8 ks_event_type */
+    KS_COL_BUFFER,         /* i8 the trace buffer's index (ks_event.buffer; 0..63), all rows */
     KS_COL_GROUP_DEAD,     /* i8 sched_process_exit group_dead where recorded (>= 0) */
     KS_VALID_ABOUT,        /* bitmap: task_pid, task_comm */
     KS_VALID_PRIO,         /* bitmap: prio */

@@ -10,7 +10,11 @@
  *
  *     0  ts_ns     u64   nanoseconds: since the start of a simulated run; the kernel's
  *                         own clock (as printed) for a decoded real trace
- *     8  type      u32   ks_event_type
+ *     8  type      u16   ks_event_type
+ *    10  buffer    u16   the trace buffer the record came from: an index into the decoder's
+ *                         buffer names (trace.dat instances, `trace-cmd record -B NAME`);
+ *                         0 for simulated runs and every single-buffer trace. Readers that
+ *                         took bytes 8..11 as one u32 type read the same for buffer 0.
  *    12  cpu       i32   CPU the event was recorded on
  *    16  pid       i32   current task's pid (kernel tid)
  *    20  tgid      i32   current task's process id (-1 when the trace lacks it)
@@ -102,7 +106,8 @@ typedef struct ks_ev_generic {
 
 typedef struct ks_event {
     uint64_t ts_ns;
-    uint32_t type;
+    uint16_t type;
+    uint16_t buffer;
     int32_t cpu;
     int32_t pid;
     int32_t tgid;
@@ -121,6 +126,7 @@ typedef struct ks_event {
 _Static_assert(sizeof(ks_ev_sched_switch) == 56, "sched_switch payload fills the union");
 _Static_assert(sizeof(ks_event) == 96, "ks_event is shared with JS and Python: 96 bytes");
 _Static_assert(__builtin_offsetof(ks_event, u) == 40, "payload starts at byte 40");
+_Static_assert(__builtin_offsetof(ks_event, buffer) == 10, "buffer index at byte 10");
 
 /* Tracepoint name of a type ("sched_switch", ...; "generic" for KS_EV_GENERIC). */
 KS_API const char *ks_event_type_name(int32_t type);
@@ -148,6 +154,10 @@ KS_API int32_t ks_event_log_append(ks_event_log *log, const ks_event *ev);
 KS_API int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, int32_t cpu,
                                            int32_t pid, int32_t tgid, const char *comm,
                                            const char *name, const char *fields);
+/* The same from a whole record: its name and fields are copied into the arena, and
+ * u.generic is set; ts, type (forced generic), buffer, cpu, pid, tgid, comm are kept. */
+KS_API int32_t ks_event_log_append_generic_event(ks_event_log *log, const ks_event *ev,
+                                                 const char *name, const char *fields);
 KS_API uint32_t ks_event_log_count(const ks_event_log *log);
 /* Empties the log, keeping its memory for the next appends (a reader's views go stale). */
 KS_API void ks_event_log_clear(ks_event_log *log);

@@ -40,7 +40,9 @@
  *
  * Compressed v7 files (zstd, zlib: what trace-cmd 3.x writes by default) are
  * decompressed on the way, one section or one per-CPU chunk at a time; memory
- * stays bounded by the largest chunk (trace-cmd: 10 pages) per CPU.
+ * stays bounded by one chunk (trace-cmd: 10 pages) per CPU, and whatever the chunks
+ * declare, by 128 MiB for all CPUs together and 1024x each chunk's compressed size
+ * (a file that asks for more is refused at the chunk that does).
  *
  * Formats, variants and limits: src/trace/README.md.
  */
@@ -77,7 +79,7 @@
  *                               unsupported ...) - see first_error
  *     48  error_offset    i64   file offset of first_error (-1: none)
  *     56  bytes_fed       i64   bytes handed to feed (for MB/s)
- *     64  skipped_buffers u32   trace instances (-B) other than the top one: not decoded
+ *     64  skipped_buffers u32   trace buffers not decoded (past 64, or of another page size)
  *     68  lost_pages      u32   pages that say events were lost without saying how many
  *     72  uname           char[96]  the UNAME option ("" if none)
  *    168  trace_clock     char[32]  the TRACECLOCK option / v7 buffer's clock ("" if none)
@@ -134,6 +136,19 @@ KS_API int32_t ks_tracedat_decoder_feed(ks_tracedat_decoder *dec, int64_t offset
 /* Ends decoding: if bytes were still wanted, the file is reported truncated. */
 KS_API int32_t ks_tracedat_decoder_finish(ks_tracedat_decoder *dec, ks_event_log *sink);
 KS_API int32_t ks_tracedat_decoder_stats(const ks_tracedat_decoder *dec, ks_tracedat_stats *out);
+
+/*
+ * Trace buffers. trace-cmd keeps the top buffer and each instance (`record -B NAME`,
+ * `extract -B NAME`) apart in the file; the decoder merges all of them by time, and each
+ * record's `buffer` (event.h) is an index into these names, in the order the file lists
+ * them ("" is the top buffer; a buffer without data is not listed). Known once the
+ * header is read (before the first record); valid until the decoder is freed.
+ */
+KS_API int32_t ks_tracedat_decoder_buffer_count(const ks_tracedat_decoder *dec);
+KS_API const char *ks_tracedat_decoder_buffer_name(const ks_tracedat_decoder *dec, int32_t index);
+/* Most bytes the per-CPU page batches and decompressed chunks held at once (the bound
+ * the decoder keeps: see TD_HELD_MAX in tracedat_parser.c). */
+KS_API int64_t ks_tracedat_decoder_held_peak(const ks_tracedat_decoder *dec);
 
 /* One call for a file already in memory: the loop above (stats may be NULL). */
 KS_API int32_t ks_tracedat_decode(const char *data, int32_t len, ks_event_log *sink,

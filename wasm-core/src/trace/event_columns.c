@@ -40,7 +40,8 @@ static const struct { const char *name; int8_t width; } columns[KS_COLUMN_COUNT]
     [KS_COL_CPU_ID] = { "cpu_id", 4 },         [KS_COL_NODE_ID] = { "node_id", 4 },
     [KS_COL_MM_CID] = { "mm_cid", 4 },         [KS_COL_G_NAME_OFF] = { "g_name_off", 4 },
     [KS_COL_G_FIELDS_OFF] = { "g_fields_off", 4 }, [KS_COL_ORDER] = { "order", 4 },
-    [KS_COL_TYPE] = { "type", 1 },             [KS_COL_GROUP_DEAD] = { "group_dead", 1 },
+    [KS_COL_TYPE] = { "type", 1 },             [KS_COL_BUFFER] = { "buffer", 1 },
+    [KS_COL_GROUP_DEAD] = { "group_dead", 1 },
     [KS_VALID_ABOUT] = { "valid_about", 0 },   [KS_VALID_PRIO] = { "valid_prio", 0 },
     [KS_VALID_SWITCH] = { "valid_switch", 0 }, [KS_VALID_WAKEUP] = { "valid_wakeup", 0 },
     [KS_VALID_MIGRATE] = { "valid_migrate", 0 }, [KS_VALID_FORK] = { "valid_fork", 0 },
@@ -313,6 +314,7 @@ static int32_t fill_columns(const ks_event *events, uint32_t n, ks_comm_dict *di
     int64_t *ts = (int64_t *)(out + off[KS_COL_TS_NS]);
     int64_t *prev_state = (int64_t *)(out + off[KS_COL_PREV_STATE]);
     int8_t *type = (int8_t *)(out + off[KS_COL_TYPE]);
+    int8_t *buffer = (int8_t *)(out + off[KS_COL_BUFFER]);
     int8_t *group_dead = (int8_t *)(out + off[KS_COL_GROUP_DEAD]);
     int32_t *cpu = I32(KS_COL_CPU), *pid = I32(KS_COL_PID), *tgid = I32(KS_COL_TGID);
     int32_t *comm = I32(KS_COL_COMM), *task_pid = I32(KS_COL_TASK_PID), *task_comm = I32(KS_COL_TASK_COMM);
@@ -340,6 +342,7 @@ static int32_t fill_columns(const ks_event *events, uint32_t n, ks_comm_dict *di
         ts_min = e->ts_ns < ts_min ? e->ts_ns : ts_min;
         ts_max = e->ts_ns > ts_max ? e->ts_ns : ts_max;
         type[row] = (int8_t)e->type;
+        buffer[row] = (int8_t)(e->buffer < 127 ? e->buffer : 127);
         cpu[row] = e->cpu;
         pid[row] = e->pid;
         tgid[row] = e->tgid;

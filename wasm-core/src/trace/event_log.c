@@ -126,6 +126,18 @@ int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, int32_t c
     ks_event ev = { .ts_ns = ts_ns, .type = KS_EV_GENERIC, .cpu = cpu, .pid = pid, .tgid = tgid };
     if (comm)
         strncpy(ev.comm, comm, KS_COMM_LEN - 1);
+    return ks_event_log_append_generic_event(log, &ev, name, fields);
+}
+
+int32_t ks_event_log_append_generic_event(ks_event_log *log, const ks_event *from,
+                                          const char *name, const char *fields)
+{
+    if (!log || !from || !name)
+        return KS_ERR_INVALID_ARG;
+    ks_event ev = *from;
+    ev.type = KS_EV_GENERIC;
+    memset(&ev.u, 0, sizeof ev.u);
+    ev.comm[KS_COMM_LEN - 1] = '\0';
     uint32_t text_len_before = log->text_len;
     int32_t status = intern_text(log, name, &ev.u.generic.name_off);
     if (status == KS_OK)

@@ -66,6 +66,16 @@
 #define TD_SCRATCH 8192                 /* a generic record's "key=value ..." text */
 #define TD_WINDOW_HINT (64 << 10)       /* bytes asked for at once while reading the header */
 #define TD_CPU_BUFFERS_MAX (8 << 20)    /* all CPUs' page batches together */
+#define TD_MAX_BUFFERS 64               /* trace buffers (top + instances) decoded; more are skipped */
+/* Decompressed bytes all cursors may hold at once, whatever the chunks declare: trace-cmd's
+ * chunks are 10 pages (40 KiB with 4 KiB pages: 3,200 CPUs' worth); past this a file is
+ * refused, located at the chunk that would pass it. */
+#define TD_HELD_MAX (128 << 20)
+/* Largest uncompressed/compressed ratio a chunk or section may declare. Real ring-buffer
+ * pages compress 5-60x (an almost empty page ~60x); 1024x only holds for long runs of
+ * zeros, which no ring-buffer chunk is. A declared size past it is refused before any
+ * memory is taken for it. */
+#define TD_MAX_RATIO 1024
 
 /* Option and section ids (trace-cmd's enum tracecmd_file_options / sections). */
 enum {
@@ -80,6 +90,7 @@ typedef enum td_step {
     ST_HEADER_PAGE, ST_HEADER_EVENT, ST_FTRACE_COUNT, ST_FTRACE_FORMAT,
     ST_SYSTEMS_COUNT, ST_SYSTEM, ST_EVENT_FORMAT, ST_KALLSYMS, ST_PRINTK, ST_CMDLINES,
     ST_CPUS, ST_V6_TAG, ST_OPTION, ST_FLYRECORD,
+    ST_V6_INSTANCE,             /* v6: an instance's "flyrecord" + cpus x { offset size } */
     ST_SECTION_HEADER,          /* v7: the header of the section at pos, then its content */
     ST_NEXT_SECTION,            /* v7: seek to the next section to read */
     ST_LATENCY,                 /* the rest (or the section) is trace text */
@@ -100,6 +111,7 @@ typedef enum td_zstage { Z_COUNT, Z_HEADER, Z_DATA } td_zstage;
 
 typedef struct td_cursor {
     int32_t cpu;
+    uint16_t buffer;                /* index into the decoder's buffers */
     int64_t data_off, data_size;    /* the CPU's block in the file */
     int64_t fetched;                /* bytes of the block read so far */
     uint8_t *buf;                   /* a batch of pages (compressed: one chunk, decompressed) */
@@ -160,9 +172,20 @@ struct ks_tracedat_decoder {
     int64_t text_off;               /* BUFFER_TEXT section (latency data), 0 if none */
     bool in_options;                /* v7: ST_SECTION_HEADER is reading an options section */
     int64_t options_end;
+    /* trace buffers (the top one and instances) with data, in the order met */
+    struct td_buffer {
+        char name[64];              /* "" for the top buffer */
+        int64_t offset;             /* v7: its flyrecord data section; v6: its "flyrecord" tag */
+    } buffers[TD_MAX_BUFFERS];
+    int32_t nr_buffers;
+    int32_t visiting;               /* v7: buffer whose data section header is read next;
+                                     * v6: pending instance whose flyrecord is read next */
+    int32_t v6_pending;             /* v6: instances named by BUFFER options (not yet read) */
+    struct td_buffer v6_instances[TD_MAX_BUFFERS];
+    int64_t held, held_peak;        /* bytes the cursors hold (page batches, chunks) */
     /* records */
     td_cursor *cursors;
-    int32_t nr_cursors;
+    int32_t nr_cursors, cap_cursors;
     int32_t waiting;                /* cursor that wants data, -1 none */
     ks_ftrace_decoder *text;        /* latency: the trace text decoder */
     int64_t text_end;               /* end of the latency text (-1: end of file) */
@@ -219,6 +242,7 @@ static const char *step_section(td_step step)
     case ST_CPUS: case ST_V6_TAG: return "cpus";
     case ST_OPTION: return "options";
     case ST_FLYRECORD: return "flyrecord";
+    case ST_V6_INSTANCE: return "instance flyrecord";
     case ST_SECTION_HEADER: case ST_NEXT_SECTION: return "section header";
     case ST_LATENCY: return "latency text";
     default: return "records";
@@ -367,22 +391,23 @@ static int32_t read_pid_lines(ks_tracedat_decoder *dec, const char *text, int64_
         int64_t end = i;
         while (end < len && text[end] != '\n')
             end++;
-        int64_t k = i;
-        int32_t pid = 0, digits = 0;
+        int64_t k = i, pid = 0;
+        int32_t digits = 0;
         while (k < end && text[k] >= '0' && text[k] <= '9' && digits < 10)
             pid = pid * 10 + (text[k++] - '0'), digits++;
-        if (digits > 0 && k < end && text[k] == ' ') {
+        if (digits > 0 && k < end && text[k] == ' ' && pid <= INT32_MAX) {
             const char *word = text + k + 1;
             int32_t n = (int32_t)(end - k - 1);
-            td_comm *c = comm_slot(dec, pid, false);
-            if (!c && !(c = comm_slot(dec, pid, true)))
+            td_comm *c = comm_slot(dec, (int32_t)pid, false);
+            if (!c && !(c = comm_slot(dec, (int32_t)pid, true)))
                 return -1;
             if (tgids) {
-                int32_t tgid = 0, d = 0;
+                int64_t tgid = 0;
+                int32_t d = 0;
                 while (d < n && word[d] >= '0' && word[d] <= '9' && d < 10)
                     tgid = tgid * 10 + (word[d++] - '0');
-                if (d == n && d > 0)
-                    c->tgid = tgid;
+                if (d == n && d > 0 && tgid <= INT32_MAX)
+                    c->tgid = (int32_t)tgid;
                 else
                     bad++;
             } else {
@@ -595,8 +620,7 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
 static int32_t append(ks_tracedat_decoder *dec, ks_event_log *sink, const ks_event *ev,
                       const char *name, const char *fields)
 {
-    int32_t status = name ? ks_event_log_append_generic(sink, ev->ts_ns, ev->cpu, ev->pid, ev->tgid,
-                                                        ev->comm, name, fields)
+    int32_t status = name ? ks_event_log_append_generic_event(sink, ev, name, fields)
                           : ks_event_log_append(sink, ev);
     if (status == KS_OK) {
         dec->stats.events++;
@@ -625,7 +649,7 @@ static int32_t emit_record(ks_tracedat_decoder *dec, const td_cursor *c, ks_even
     }
     int32_t id = (int32_t)num(dec, rec->data, 2);
     const td_format *fmt = td_format_find(&dec->formats, id);
-    ks_event ev = { .ts_ns = rec->ts, .cpu = c->cpu, .type = KS_EV_GENERIC };
+    ks_event ev = { .ts_ns = rec->ts, .cpu = c->cpu, .type = KS_EV_GENERIC, .buffer = c->buffer };
     const td_field *pid_field = fmt && fmt->common_pid >= 0 ? &dec->formats.fields[fmt->common_pid] : NULL;
     ev.pid = pid_field && pid_field->offset + 4 <= rec->len
              ? (int32_t)td_read_int(rec->data + pid_field->offset, 4, dec->big, true)
@@ -645,7 +669,7 @@ static int32_t emit_record(ks_tracedat_decoder *dec, const td_cursor *c, ks_even
     }
     const char *name = td_name(&dec->formats, fmt->name_off);
     if (fmt->type != KS_EV_GENERIC) {
-        ev.type = (uint32_t)fmt->type;
+        ev.type = (uint16_t)fmt->type;
         if (fill_typed(dec, fmt, rec, &ev))
             return append(dec, sink, &ev, NULL, NULL);
         note_malformed(dec, where, "records", "a typed record whose fields lie outside it");
@@ -702,6 +726,16 @@ static cursor_state z_consume(ks_tracedat_decoder *dec, td_cursor *c)
                      c->chunk_usize, c->chunk_csize, KS_TRACEDAT_MAX_ITEM);
             return cursor_fail(dec, c, at, what);
         }
+        if ((uint64_t)c->chunk_usize > (uint64_t)c->chunk_csize * TD_MAX_RATIO) {
+            snprintf(what, sizeof what, "usize %u > %dx csize %u", c->chunk_usize, TD_MAX_RATIO, c->chunk_csize);
+            return cursor_fail(dec, c, at, what);
+        }
+        if ((int64_t)c->chunk_usize > c->batch &&
+            dec->held + ((int64_t)c->chunk_usize - c->batch) > TD_HELD_MAX) {
+            snprintf(what, sizeof what, "usize %u: past the %d MiB held at once", c->chunk_usize,
+                     TD_HELD_MAX >> 20);
+            return cursor_fail(dec, c, at, what);
+        }
         if (c->chunk_usize % (uint32_t)dec->stats.page_size != 0) {
             snprintf(what, sizeof what, "%u bytes uncompressed, not a whole number of %d-byte pages",
                      c->chunk_usize, dec->stats.page_size);
@@ -720,10 +754,18 @@ static cursor_state z_consume(ks_tracedat_decoder *dec, td_cursor *c)
                 return CUR_FAILED;
             }
             c->buf = grown;
+            dec->held += (int64_t)c->chunk_usize - c->batch;
+            if (dec->held > dec->held_peak)
+                dec->held_peak = dec->held;
             c->batch = (int32_t)c->chunk_usize;
         }
         if (!td_decompress(dec->unzip, c->zin, c->chunk_csize, c->buf, c->chunk_usize, what, sizeof what))
             return cursor_fail(dec, c, at, what);
+        if (c->zin_cap > (64u << 10)) {         /* a large compressed chunk: not kept per CPU */
+            free(c->zin);
+            c->zin = NULL;
+            c->zin_cap = 0;
+        }
         c->buf_len = c->buf_target = (int32_t)c->chunk_usize;
         c->page_at = 0;
         c->chunks_left--;
@@ -756,6 +798,17 @@ static cursor_state z_request(ks_tracedat_decoder *dec, td_cursor *c)
     c->zin_len = 0;
     c->zin_target = n;
     return CUR_NEED;
+}
+
+/* A cursor at its end gives its page batch / chunk back. */
+static void cursor_release(ks_tracedat_decoder *dec, td_cursor *c)
+{
+    if (c->buf) {
+        free(c->buf);
+        c->buf = NULL;
+        dec->held -= c->batch;
+        c->batch = 0;
+    }
 }
 
 /* Moves a cursor to its next record. */
@@ -798,10 +851,13 @@ static cursor_state cursor_advance(ks_tracedat_decoder *dec, td_cursor *c)
                 continue;                       /* a chunk's pages are in buf */
             if (st == CUR_NEED && c->zin_target == 0)
                 st = z_request(dec, c);
+            if (st == CUR_DONE)
+                cursor_release(dec, c);
             return st;
         }
         if (c->done || c->fetched >= c->data_size) {
             c->done = true;
+            cursor_release(dec, c);
             return CUR_DONE;
         }
         int64_t left = c->data_size - c->fetched;
@@ -812,28 +868,74 @@ static cursor_state cursor_advance(ks_tracedat_decoder *dec, td_cursor *c)
     }
 }
 
-/* Sets up one cursor per CPU with data; the batch shrinks with many CPUs. */
-static int32_t start_records(ks_tracedat_decoder *dec, const int64_t *offs, const int64_t *sizes,
-                             const int32_t *cpus, int32_t n)
+/* A buffer with data (one of its CPUs has bytes): its cursors join the merge, tagged with
+ * its index. A buffer without data is not named; past TD_MAX_BUFFERS, buffers are skipped.
+ * Returns KS_OK (added or skipped) or KS_ERR_NO_MEMORY. */
+static int32_t add_buffer(ks_tracedat_decoder *dec, const char *name, int64_t offset,
+                          const int64_t *offs, const int64_t *sizes, const int32_t *cpus, int32_t n)
 {
-    int32_t page = dec->stats.page_size;
+    bool data = false;
+    for (int32_t i = 0; i < n; i++)
+        data |= sizes[i] > 0;
+    if (!data)
+        return KS_OK;
+    if (dec->nr_buffers == TD_MAX_BUFFERS || dec->nr_cursors + n > TD_MAX_CPUS) {
+        char msg[160];                  /* all buffers' CPUs together: TD_MAX_CPUS cursors */
+        snprintf(msg, sizeof msg, "buffer '%.40s' not decoded: more than %d buffers or %d CPU blocks in all",
+                 name, TD_MAX_BUFFERS, TD_MAX_CPUS);
+        note_malformed(dec, dec->pos, "options", msg);
+        dec->stats.skipped_buffers++;
+        return KS_OK;
+    }
+    struct td_buffer *b = &dec->buffers[dec->nr_buffers];
+    snprintf(b->name, sizeof b->name, "%s", name);
+    b->offset = offset;
+    if (dec->nr_cursors + n > dec->cap_cursors) {
+        int32_t cap = dec->nr_cursors + n + 8;
+        td_cursor *grown = realloc(dec->cursors, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return KS_ERR_NO_MEMORY;
+        dec->cursors = grown;
+        dec->cap_cursors = cap;
+    }
+    for (int32_t i = 0; i < n; i++)
+        dec->cursors[dec->nr_cursors++] = (td_cursor){ .cpu = cpus[i], .data_off = offs[i],
+                                                       .data_size = sizes[i], .done = sizes[i] <= 0,
+                                                       .buffer = (uint16_t)dec->nr_buffers };
+    dec->nr_buffers++;
+    if (dec->stats.nr_cpus < n)
+        dec->stats.nr_cpus = n;
+    return KS_OK;
+}
+
+/* Every buffer is known: each cursor with data gets its page batch (smaller with many
+ * CPUs) and the merge starts. */
+static int32_t start_records(ks_tracedat_decoder *dec)
+{
+    int32_t page = dec->stats.page_size, n = 0;
+    for (int32_t i = 0; i < dec->nr_cursors; i++)
+        n += !dec->cursors[i].done;
     int64_t batch = KS_TRACEDAT_CPU_BATCH;
     if (n > 0 && batch * n > TD_CPU_BUFFERS_MAX)
         batch = TD_CPU_BUFFERS_MAX / n;
     batch = batch / page * page;
     if (batch < page)
         batch = page;
-    dec->cursors = calloc((size_t)(n > 0 ? n : 1), sizeof *dec->cursors);
-    if (!dec->cursors)
-        return KS_ERR_NO_MEMORY;
-    dec->nr_cursors = n;
-    for (int32_t i = 0; i < n; i++) {
-        td_cursor *c = &dec->cursors[i];
-        *c = (td_cursor){ .cpu = cpus[i], .data_off = offs[i], .data_size = sizes[i],
-                          .batch = (int32_t)batch, .done = sizes[i] <= 0 };
-        if (sizes[i] > 0 && !(c->buf = malloc((size_t)batch)))
-            return KS_ERR_NO_MEMORY;
+    if ((int64_t)n * batch > TD_HELD_MAX) {     /* one page per CPU does not fit: refused */
+        char msg[128];
+        snprintf(msg, sizeof msg, "%d CPU blocks of %d-byte pages: more than the %d MiB held at once",
+                 n, page, TD_HELD_MAX >> 20);
+        return fail(dec, dec->pos, "flyrecord", msg);
     }
+    for (int32_t i = 0; i < dec->nr_cursors; i++) {
+        td_cursor *c = &dec->cursors[i];
+        c->batch = (int32_t)batch;
+        if (!c->done && !(c->buf = malloc((size_t)batch)))
+            return KS_ERR_NO_MEMORY;
+        if (!c->done)
+            dec->held += batch;
+    }
+    dec->held_peak = dec->held;
     dec->waiting = -1;
     dec->step = ST_RECORDS;
     return KS_OK;
@@ -922,12 +1024,10 @@ static int32_t read_buffer_option(ks_tracedat_decoder *dec, const uint8_t *at, u
     k++;
     if (k + 8 > size)
         return -1;
-    if (!top || dec->nr_cursors > 0 || dec->section_off[SEC_DATA]) {
-        (void)name;
-        dec->stats.skipped_buffers++;
-        return 0;
-    }
-    copy_option_string(dec->stats.trace_clock, sizeof dec->stats.trace_clock, clock, size - (uint32_t)(clock - at));
+    if (top || !dec->stats.trace_clock[0])
+        copy_option_string(dec->stats.trace_clock, sizeof dec->stats.trace_clock, clock,
+                           size - (uint32_t)(clock - at));
+    uint32_t buffer_page = (uint32_t)num(dec, at + k, 4);
     uint32_t cpus = (uint32_t)num(dec, at + k + 4, 4);
     k += 8;
     if (cpus > TD_MAX_CPUS || k + cpus * 20ull > size)
@@ -941,12 +1041,21 @@ static int32_t read_buffer_option(ks_tracedat_decoder *dec, const uint8_t *at, u
         offs[i] = (int64_t)num(dec, at + k + 4, 8);
         sizes[i] = (int64_t)num(dec, at + k + 12, 8);
     }
-    if (status == 0) {
-        dec->section_off[SEC_DATA] = (int64_t)num(dec, at, 8);
-        if (dec->stats.nr_cpus < (int32_t)cpus)
-            dec->stats.nr_cpus = (int32_t)cpus;
+    char bname[64];
+    snprintf(bname, sizeof bname, "%.*s", (int)(clock - 1 - name), (const char *)name);
+    if (status == 0 && cpus > 0 && buffer_page != (uint32_t)dec->stats.page_size) {
+        char msg[160];                  /* a buffer of another page size: not read (counted) */
+        snprintf(msg, sizeof msg, "buffer '%s' has %u-byte pages, the file %d: not decoded",
+                 bname, buffer_page, dec->stats.page_size);
+        note_malformed(dec, dec->pos, "options", msg);
+        dec->stats.skipped_buffers++;
+    } else if (status == 0) {
         /* the cursors are made now; records start once the header sections are read */
-        status = start_records(dec, offs, sizes, ids, (int32_t)cpus) == KS_OK ? 0 : -2;
+        int32_t before = dec->nr_buffers;
+        status = add_buffer(dec, bname, (int64_t)num(dec, at, 8), offs, sizes, ids, (int32_t)cpus) == KS_OK
+                 ? 0 : -2;
+        if (before == 0 && dec->nr_buffers == 1)
+            dec->section_off[SEC_DATA] = dec->buffers[0].offset;
         dec->step = ST_OPTION;
     }
     free(offs);
@@ -986,8 +1095,17 @@ static int32_t read_option(ks_tracedat_decoder *dec, uint16_t id, const uint8_t 
             return KS_ERR_NO_MEMORY;
         return KS_OK;
     case OPT_BUFFER:
-        if (dec->stats.version == 6) {          /* v6: another instance's flyrecord */
-            dec->stats.skipped_buffers++;
+        if (dec->stats.version == 6) {          /* v6: an instance: offset:u64 name */
+            if (size < 9) {
+                snprintf(msg, sizeof msg, "a BUFFER option of %u bytes that does not read", size);
+                note_malformed(dec, dec->pos, "options", msg);
+            } else if (dec->v6_pending == TD_MAX_BUFFERS) {
+                dec->stats.skipped_buffers++;
+            } else {
+                struct td_buffer *b = &dec->v6_instances[dec->v6_pending++];
+                b->offset = (int64_t)num(dec, at, 8);
+                copy_option_string(b->name, sizeof b->name, at + 8, size - 8);
+            }
             return KS_OK;
         }
         {
@@ -1408,10 +1526,19 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             }
             break;
         }
-        case ST_FLYRECORD: {                    /* cpus x { offset:u64 size:u64 } */
+        case ST_FLYRECORD:                      /* cpus x { offset:u64 size:u64 } */
+        case ST_V6_INSTANCE: {                  /* "flyrecord\0" cpus x { offset:u64 size:u64 } */
             int32_t n = dec->stats.nr_cpus;
-            if (!(at = need(dec, 16 * (int64_t)n)))
+            int32_t tag = dec->step == ST_V6_INSTANCE ? 10 : 0;
+            struct td_buffer *inst = tag ? &dec->v6_instances[dec->visiting] : NULL;
+            if (!(at = need(dec, tag + 16 * (int64_t)n)))
                 return KS_OK;
+            if (tag && memcmp(at, "flyrecord\0", 10) != 0) {
+                snprintf(msg, sizeof msg, "instance '%.40s': expected 'flyrecord' at its BUFFER option's offset",
+                         inst->name);
+                return fail(dec, dec->pos, "instance flyrecord", msg);
+            }
+            at += tag;
             int64_t *offs = malloc(sizeof *offs * (size_t)(n ? n : 1));
             int64_t *sizes = malloc(sizeof *sizes * (size_t)(n ? n : 1));
             int32_t *ids = malloc(sizeof *ids * (size_t)(n ? n : 1));
@@ -1422,11 +1549,22 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
                 ids[i] = i;
             }
             if (status == KS_OK)
-                status = start_records(dec, offs, sizes, ids, n);
+                status = add_buffer(dec, inst ? inst->name : "", dec->pos, offs, sizes, ids, n);
             free(offs);
             free(sizes);
             free(ids);
             if (status != KS_OK)
+                return status;
+            if (tag)
+                dec->visiting++;
+            else
+                dec->visiting = 0;
+            if (dec->visiting < dec->v6_pending) {   /* the next instance's flyrecord */
+                dec->pos = dec->v6_instances[dec->visiting].offset;
+                dec->step = ST_V6_INSTANCE;
+                break;
+            }
+            if ((status = start_records(dec)) != KS_OK)
                 return status;
             return run_records(dec, sink);
         }
@@ -1454,7 +1592,7 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             static const uint16_t expected[SEC_COUNT] = { OPT_HEADER_INFO, OPT_FTRACE_EVENTS,
                                                           OPT_EVENT_FORMATS, OPT_CMDLINES, OPT_BUFFER };
             uint16_t want_id = dec->in_options ? OPT_DONE
-                             : dec->section == SEC_DATA && dec->text_off && dec->nr_cursors == 0
+                             : dec->section == SEC_DATA && dec->text_off && dec->nr_buffers == 0
                                ? OPT_BUFFER_TEXT : expected[dec->section];
             if (id != want_id) {
                 snprintf(msg, sizeof msg, "expected section %u here, got %u", want_id, id);
@@ -1487,17 +1625,26 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
             case SEC_EVENTS: dec->step = ST_SYSTEMS_COUNT; break;
             case SEC_CMDLINES: dec->step = ST_CMDLINES; break;
             default:
-                if (dec->nr_cursors > 0) {      /* the flyrecord data: the cursors know where */
+                if (dec->nr_buffers > 0) {      /* a buffer's flyrecord data: its cursors know where */
                     free(dec->zs);              /* the header sections are read: give their memory back */
                     dec->zs = NULL;
                     dec->zs_cap = 0;
                     for (int32_t i = 0; packed && i < dec->nr_cursors; i++) {
                         td_cursor *c = &dec->cursors[i];
+                        if (c->buffer != dec->visiting)
+                            continue;
                         c->z = true;            /* per CPU: u32 count, then the chunks */
                         c->zstage = Z_COUNT;
                         c->z_pos = c->chunk_off = c->data_off;
                     }
-                    dec->step = ST_RECORDS;
+                    if (++dec->visiting < dec->nr_buffers) {     /* the next buffer's section header */
+                        dec->pos = dec->buffers[dec->visiting].offset;
+                        dec->step = ST_SECTION_HEADER;
+                        break;
+                    }
+                    int32_t status = start_records(dec);
+                    if (status != KS_OK)
+                        return status;
                     return run_records(dec, sink);
                 }
                 if (packed)
@@ -1717,6 +1864,21 @@ int32_t ks_tracedat_decoder_finish(ks_tracedat_decoder *dec, ks_event_log *sink)
     snprintf(msg, sizeof msg, "decoding ended at byte %lld inside the %s: truncated?",
              (long long)dec->want_off, step_section(dec->step));
     return fail(dec, dec->want_off, step_section(dec->step), msg);
+}
+
+int32_t ks_tracedat_decoder_buffer_count(const ks_tracedat_decoder *dec)
+{
+    return dec ? dec->nr_buffers : 0;
+}
+
+const char *ks_tracedat_decoder_buffer_name(const ks_tracedat_decoder *dec, int32_t index)
+{
+    return dec && index >= 0 && index < dec->nr_buffers ? dec->buffers[index].name : NULL;
+}
+
+int64_t ks_tracedat_decoder_held_peak(const ks_tracedat_decoder *dec)
+{
+    return dec ? dec->held_peak : 0;
 }
 
 int32_t ks_tracedat_decoder_stats(const ks_tracedat_decoder *dec, ks_tracedat_stats *out)

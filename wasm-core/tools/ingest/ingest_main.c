@@ -206,11 +206,24 @@ static void decoder_stats_json(FILE *out, const producers *p, int part)
     }
 }
 
+static uint64_t buffer_counts[64];   /* trace.dat: records per trace buffer */
+
 static void report_json(FILE *out, const options *o, const producers *p, const ingest_tally *t,
                         const name_dict *names, ks_pq_writer *pq)
 {
     fprintf(out, "{\"format\":");
     json_string(out, o->format, -1);
+    if (p->kind == INPUT_TRACEDAT) {        /* "buffers": {name: records}, in the file's order */
+        fputs(",\"buffers\":{", out);
+        int32_t nb = ks_tracedat_decoder_buffer_count(p->decoder[0]);
+        for (int32_t i = 0; i < nb && i < 64; i++) {
+            const char *name = ks_tracedat_decoder_buffer_name(p->decoder[0], i);
+            fputs(i ? "," : "", out);
+            json_string(out, name, -1);
+            fprintf(out, ":%llu", (unsigned long long)buffer_counts[i]);
+        }
+        fputc('}', out);
+    }
     fprintf(out, ",\"events\":%llu,\"type_counts\":{", (unsigned long long)t->events);
     int first = 1;
     for (int i = 0; i < KS_EV_TYPE_COUNT; i++) {
@@ -284,12 +297,25 @@ int main(int argc, char **argv)
         return die("cannot start the decoder threads");
 
     uint64_t done[MAX_PARTS] = {0};
+    memset(buffer_counts, 0, sizeof buffer_counts);
     handed_log item;
     int32_t failed = KS_OK;
     const char *failed_what = NULL;
     while (producers_next(&p, &item)) {
         done[item.part] = item.bytes_done;
         if (ks_event_log_count(item.log) && failed == KS_OK) {
+            if (kind == INPUT_TRACEDAT && t.events == 0) {  /* the header is read: buffers known */
+                const char *bnames[64];
+                int32_t nb = ks_tracedat_decoder_buffer_count(p.decoder[0]);
+                for (int32_t i = 0; i < nb && i < 64; i++)
+                    bnames[i] = ks_tracedat_decoder_buffer_name(p.decoder[0], i);
+                store_writer_set_buffers(&w, bnames, nb < 64 ? nb : 64);
+            }
+            if (kind == INPUT_TRACEDAT) {
+                const ks_event *ev = ks_event_log_data(item.log);
+                for (uint32_t i = 0, n = ks_event_log_count(item.log); i < n; i++)
+                    buffer_counts[ev[i].buffer < 64 ? ev[i].buffer : 63]++;
+            }
             batch *b = store_writer_acquire(&w);
             if (!b) {
                 failed = w.status;

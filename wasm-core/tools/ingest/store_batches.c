@@ -23,6 +23,7 @@ static const store_column STORE_COLUMNS[] = {
     {"ts_ns", KS_PQ_I64, 1, KS_COL_TS_NS, -1},
     {"cpu", KS_PQ_I32, 1, KS_COL_CPU, -1},
     {"type", KS_PQ_DICT8, 0, KS_COL_TYPE, -1},
+    {"buffer", KS_PQ_DICT8, 0, KS_COL_BUFFER, -1},  /* names: store_writer_set_buffers */
     {"pid", KS_PQ_I32, 0, KS_COL_PID, -1},
     {"tgid", KS_PQ_I32, 0, KS_COL_TGID, -1},
     {"comm", KS_PQ_DICT32, 0, KS_COL_COMM, -1},
@@ -303,6 +304,24 @@ static void init_type_names(void)
     type_names = (ks_pq_strings){KS_EV_TYPE_COUNT, type_offsets, type_bytes};
 }
 
+void store_writer_set_buffers(store_writer *w, const char *const *names, int32_t n)
+{
+    if (n < 1)
+        n = 0;
+    if (n > 64)
+        n = 64;
+    int32_t at = 0;
+    for (int32_t i = 0; i < (n ? n : 1); i++) {
+        const char *s = n ? names[i] : "";
+        int32_t len = (int32_t)strnlen(s, 63);
+        memcpy(w->buffer_bytes + at, s, (size_t)len);
+        w->buffer_offsets[i] = at;
+        at += len;
+    }
+    w->buffer_offsets[n ? n : 1] = at;
+    w->buffer_names = (ks_pq_strings){ n ? n : 1, w->buffer_offsets, w->buffer_bytes };
+}
+
 static int32_t write_batch(store_writer *w, batch *b)
 {
     ks_pq_column_data cols[N_STORE_COLUMNS];
@@ -318,7 +337,7 @@ static int32_t write_batch(store_writer *w, batch *b)
             d->values = b->fields.bytes;
             d->offsets = b->fields.offsets;
         } else if (sc->kind == KS_PQ_DICT8) {
-            d->dict = &type_names;
+            d->dict = sc->values == KS_COL_BUFFER ? &w->buffer_names : &type_names;
         } else if (sc->kind == KS_PQ_DICT32) {
             d->dict = sc->values == KS_COL_G_NAME_OFF ? &names : &comms;
         }
@@ -365,6 +384,7 @@ int store_writer_open(store_writer *w, const char *path, int buffers, int zstd_l
 {
     memset(w, 0, sizeof *w);
     init_type_names();
+    store_writer_set_buffers(w, NULL, 0);           /* one buffer, "" (the top one) */
     ks_pq_column_spec specs[N_STORE_COLUMNS];
     for (int c = 0; c < N_STORE_COLUMNS; c++)
         specs[c] = (ks_pq_column_spec){STORE_COLUMNS[c].name, STORE_COLUMNS[c].kind, STORE_COLUMNS[c].statistics};

@@ -62,6 +62,9 @@ typedef struct store_writer {
     int *free_list, n_free;
     int *todo, n_todo;                     /* batches waiting for the writer, in order */
     int closing;
+    ks_pq_strings buffer_names;            /* the "buffer" column's dictionary */
+    int32_t buffer_offsets[65];
+    char buffer_bytes[64 * 64];
     int32_t status;                        /* first write error */
     char error[256];
 } store_writer;
@@ -71,6 +74,10 @@ void name_dict_free(name_dict *d);
 
 /* Opens events.parquet at path with the store schema; `buffers` column buffers. */
 int store_writer_open(store_writer *w, const char *path, int buffers, int zstd_level);
+
+/* The names of the trace buffers the records' buffer indexes point to (n == 0: one,
+ * ""); set before the first batch is submitted. */
+void store_writer_set_buffers(store_writer *w, const char *const *names, int32_t n);
 
 /* A free batch buffer (waits for the writer to release one); NULL after a write error. */
 batch *store_writer_acquire(store_writer *w);

@@ -17,4 +17,11 @@ describe('largestFittingScale', () => {
   it('returns the minimum when even that does not fit (the box then scrolls, and the e2e check fails)', () => {
     expect(largestFittingScale(0.7, () => false)).toBe(0.7)
   })
+
+  it('scales up to max when asked (the presenter stage: one view grows to fill it)', () => {
+    expect(largestFittingScale(0.45, () => true, 9, 2.5)).toBe(2.5)
+    const s = largestFittingScale(0.45, (t) => t <= 1.7, 9, 2.5)
+    expect(s).toBeLessThanOrEqual(1.7)
+    expect(s).toBeGreaterThan(1.69)
+  })
 })

@@ -1,14 +1,15 @@
 /*
  * FitBox: shows its children whole inside its own box, with no scroll bar, by
- * scaling them down (never up) — for presenter mode, where a projector shows
- * 1280x720 or 1920x1080 and nobody scrolls a slide.
+ * scaling them down, or up to `max` (default 1: never up) — for presenter mode,
+ * where a projector shows 1280x720 or 1920x1080 and nobody scrolls a slide, and
+ * the one view on the stage grows to fill it (issue 13).
  *
  * Scaling by s lays the children out at width W/s (W the box's width) and
  * shrinks the result with a CSS transform, so a smaller scale also buys
  * width: the lesson's panels flow beside the picture instead of below it. A
  * wider layout is never taller (panels wrap less, the picture's rows wrap
  * less), so the largest s whose layout fits is found by bisection between
- * `min` and 1, measuring synchronously. Views that lay themselves out from a
+ * `min` and `max`, measuring synchronously. Views that lay themselves out from a
  * measured width (the picture, the chart) re-render a frame later; the
  * ResizeObserver on the content sees their new size and fits again; the
  * search is deterministic, so once the views stop changing it settles.
@@ -22,18 +23,20 @@ export interface FitBoxProps {
   className?: string
   /** Smallest scale allowed (type below it would not read on a projector). */
   min: number
+  /** Largest scale (default 1). */
+  max?: number
   /** Off: the children lay out at the box's width, unscaled (solo, follower, embed). */
   enabled: boolean
   children: ReactNode
   testId?: string
 }
 
-/** The largest scale in [min, 1] for which `fits` holds, assuming fits is monotone (true at small s). */
-export function largestFittingScale(min: number, fits: (s: number) => boolean, rounds = 7): number {
-  if (fits(1)) return 1
+/** The largest scale in [min, max] for which `fits` holds, assuming fits is monotone (true at small s). */
+export function largestFittingScale(min: number, fits: (s: number) => boolean, rounds = 7, max = 1): number {
+  if (fits(max)) return max
   if (!fits(min)) return min
   let lo = min
-  let hi = 1
+  let hi = max
   for (let k = 0; k < rounds; k++) {
     const mid = (lo + hi) / 2
     if (fits(mid)) lo = mid
@@ -42,7 +45,7 @@ export function largestFittingScale(min: number, fits: (s: number) => boolean, r
   return lo
 }
 
-export function FitBox({ className, min, enabled, children, testId }: FitBoxProps) {
+export function FitBox({ className, min, max = 1, enabled, children, testId }: FitBoxProps) {
   const outer = useRef<HTMLDivElement>(null)
   const inner = useRef<HTMLDivElement>(null)
 
@@ -74,7 +77,7 @@ export function FitBox({ className, min, enabled, children, testId }: FitBoxProp
           // The box's own overflow too: a descendant drawn outside the content's box (a badge, an
           // svg a frame from its redraw) would make the box scroll where the content fits.
           return (i.scrollHeight + 4) * t <= H && i.scrollWidth <= W / t + 0.5 && !overflows()
-        })
+        }, max > 1 ? 9 : 7, max)
         set(s)
       }
       busy = false
@@ -102,7 +105,7 @@ export function FitBox({ className, min, enabled, children, testId }: FitBoxProp
       observer.disconnect()
       cancelAnimationFrame(raf)
     }
-  }, [enabled, min])
+  }, [enabled, min, max])
 
   return (
     <div className={`fit-box${className ? ` ${className}` : ''}`} ref={outer} data-testid={testId}>

@@ -11,6 +11,10 @@
  *   │ presenter's pointer as a ring                 │ quiz             │
  *   └───────────────────────────────────────────────┴──── ← k/N → ────┘
  *
+ * In presenter mode the stage holds one view at a time, scaled up to fill it
+ * (presenterStageView picks it; tabs above switch), so a projector at 1280x720
+ * shows no text under 18 px.
+ *
  * Modes: 'solo' (a student alone: reveal is local), 'presenter' (large type;
  * the quiz shows the room's tally and reveals through QuizBinding), 'follower'
  * (answers go through QuizBinding; the reveal comes from the presenter), and
@@ -65,6 +69,24 @@ export const VIEW_NAMES: Record<LessonViewId, string> = {
 }
 
 /** A part of the stage, framed and marked when the step highlights it. */
+/**
+ * The width the presenter's picture is laid out for (px of its drawing): it is then
+ * scaled like an image to fill the stage, so its smallest labels (11 px in the drawing)
+ * grow with the projector; narrow enough that a 1280x720 stage scales it up.
+ */
+export const PROJECTOR_PICTURE_WIDTH = 470
+
+/**
+ * The view presenter mode puts on the stage: the presenter's focus when the step shows it,
+ * else the picture, else the step's first highlighted view, else its first view.
+ */
+export function presenterStageView(views: { show: LessonViewId[]; highlight: LessonHighlight[] }, focus: string | undefined): LessonViewId {
+  const shown = views.show
+  if (focus && (shown as string[]).includes(focus)) return focus as LessonViewId
+  if (shown.includes('picture')) return 'picture'
+  return shown.find((v) => (views.highlight as string[]).includes(v)) ?? shown.find((v) => v !== 'legend') ?? 'picture'
+}
+
 function Part({ id, highlight, children, focused }: { id: string; highlight: boolean; focused: boolean; children: ReactNode }) {
   return (
     <div className={`lp-part lp-part-${id}${highlight ? ' lp-highlight' : ''}${focused ? ' lp-focused' : ''}`} data-view={id} data-highlight={highlight ? 'yes' : undefined}
@@ -84,9 +106,22 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
   const stageRef = useRef<HTMLDivElement>(null)
   const ready = player.core === 'ready' && runs.length > 0 && topology !== null
   const compare = runs.length > 1
+  // Presenter mode, two kernels: one picture at a time (two side by side cannot keep 18 px
+  // type on a 1280x720 projector); the kernel tabs flip between them, in the same layout,
+  // the cards that differ marked ≠ on both. Back to the first kernel on each step.
+  const [kernelShown, setKernelShown] = useState(0)
+  useEffect(() => setKernelShown(0), [index])
   const highlight = (h: LessonHighlight) => step.views.highlight.includes(h)
   const embedView = mode === 'embed' ? ((position.view as LessonViewId | undefined) ?? step.views.show[0]) : null
-  const shows = (v: LessonViewId) => (embedView ? embedView === v : step.views.show.includes(v))
+  // Presenter mode: one view on the stage at a time, grown to fill it (type that reads on a
+  // projector); the step's other views are a click away (the view tabs), and the choice is
+  // the presenter's focus (position.view), which followers see framed.
+  const stageView = mode === 'presenter' ? presenterStageView(step.views, position.view) : null
+  const oneKernel = stageView === 'picture' && compare
+  const shows = (v: LessonViewId) =>
+    embedView ? embedView === v
+      : stageView ? stageView === v
+        : step.views.show.includes(v)
 
   const extent = useMemo(
     () => (topology ? pictureExtent(topology, state.workload.placement, state.workload.threads, runs) : { cpus: [], cells: 8 }),
@@ -142,7 +177,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
           {shows('picture') && (
             <Part id="picture" highlight={highlight('picture') || highlight('cidmask') || highlight('areas') || highlight('cpus')} focused={focusedView === 'picture'}>
               <div className={`pictures${compare ? ' lp-compare' : ''}`}>
-                {runs.map((r, i) => (
+                {runs.map((r, i) => (oneKernel && i !== Math.min(kernelShown, runs.length - 1)) ? null : (
                   <figure key={r.variant} className="picture-figure" style={{ borderTopColor: VARIANT_LOOK[r.variant].colour }} data-testid={`lp-picture-${r.variant}`}>
                     <figcaption>
                       <strong>{VARIANT_LOOK[r.variant].name}</strong>
@@ -151,7 +186,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
                       <TransferCaption run={r} topology={topology} />
                     </figcaption>
                     <LessonPicture run={r} other={compare ? runs[1 - i] : undefined} topology={topology} cpus={extent.cpus} cells={extent.cells}
-                      moveMs={0} title={`${r.variant} on ${topology.name}`} />
+                      moveMs={0} title={`${r.variant} on ${topology.name}`} fitWidth={stageView === 'picture' ? PROJECTOR_PICTURE_WIDTH : undefined} />
                   </figure>
                 ))}
               </div>
@@ -198,7 +233,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
         </>
       )}
     </>
-  ), [ready, snapshot, step, extent, embedView, focusedView, toggles.join('+'), paths, compare])
+  ), [ready, snapshot, step, extent, embedView, stageView, focusedView, toggles.join('+'), paths, compare, oneKernel, kernelShown])
+  const tabs = stageView ? step.views.show : []
 
   const stage = (
     <div className="lp-stage" ref={stageRef} onMouseMove={onMove} onMouseLeave={onLeave} onDoubleClick={onFocus} data-testid="lp-stage"
@@ -207,7 +243,32 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
       {(view.problem || player.coreError) && (
         <p className="lp-problem" role="alert" data-testid="lp-problem">{player.coreError || view.problem?.message}</p>
       )}
-      <FitBox enabled={mode === 'presenter'} min={0.45} className="lp-stage-fit" testId="lp-stage-fit">
+      {(tabs.length > 1 || oneKernel) && (
+        <div className="lp-view-tabs" data-testid="lp-view-tabs">
+          {tabs.length > 1 && (
+            <span role="tablist" aria-label="Views of this step">
+              {tabs.map((v) => (
+                <button key={v} type="button" role="tab" aria-selected={v === stageView} data-testid={`lp-view-${v}`}
+                  onClick={() => onNavigate({ ...position, view: v === presenterStageView(step.views, undefined) ? undefined : v })}>
+                  {VIEW_NAMES[v]}
+                </button>
+              ))}
+            </span>
+          )}
+          {oneKernel && (
+            <span role="tablist" aria-label="Kernel in the picture" className="lp-kernel-tabs">
+              {runs.map((r, i) => (
+                <button key={r.variant} type="button" role="tab" aria-selected={i === kernelShown} data-testid={`lp-kernel-${r.variant}`}
+                  onClick={() => setKernelShown(i)}>
+                  {VARIANT_LOOK[r.variant].name}
+                </button>
+              ))}
+            </span>
+          )}
+        </div>
+      )}
+      <FitBox enabled={mode === 'presenter' && stageView !== 'picture'} min={1} max={3}
+        className={`lp-stage-fit${stageView === 'picture' ? ' lp-stage-picture' : ''}`} testId="lp-stage-fit">
         {views}
       </FitBox>
       {position.pointer && (
@@ -244,7 +305,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
       <div className="lp-body">
         {stage}
         <aside className="lp-words">
-          <FitBox enabled={mode === 'presenter'} min={0.7} className="lp-words-fit" testId="lp-words-fit">
+          <FitBox enabled={mode === 'presenter'} min={1} className="lp-words-fit" testId="lp-words-fit">
             <p className="lp-narration" data-testid="lp-narration">{step.narration}</p>
             {view.notice && <p className="lp-notice" role="status" data-testid="lp-notice">{view.notice}</p>}
             {step.toggles.length > 0 && (

@@ -31,20 +31,27 @@ export interface LessonPictureProps {
   cells: number
   moveMs: number
   title: string
+  /**
+   * Projector mode (presenter): lay the picture out for this width and scale the drawing
+   * like an image to fill its box, up or down (the box sets the height). Off: the picture
+   * lays itself out for its measured width, drawn 1:1.
+   */
+  fitWidth?: number
 }
 
-export function LessonPicture({ run, other, topology, cpus, cells, moveMs, title }: LessonPictureProps) {
+export function LessonPicture({ run, other, topology, cpus, cells, moveMs, title, fitWidth }: LessonPictureProps) {
   const [ref, measured] = useElementWidth<HTMLDivElement>()
-  const width = measured ?? 0
+  const width = fitWidth ?? measured ?? 0
   const layout = useMemo(() => (width > 0 ? layoutPicture({ topology, cpus, cells, width }) : null), [topology, cpus, cells, width])
   const state = useMemo(() => pictureState(run, cpus, cells, other, topology), [run, cpus, cells, other, topology])
   const tag = run.variant.replace('.', '_')
   return (
-    <div className="lesson-picture" ref={ref} data-testid={`picture-${run.variant}`}>
+    <div className={`lesson-picture${fitWidth ? ' fit' : ''}`} ref={ref} data-testid={`picture-${run.variant}`}>
       {layout && (
         <svg
-          width={layout.width}
-          height={layout.height}
+          width={fitWidth ? '100%' : layout.width}
+          height={fitWidth ? '100%' : layout.height}
+          preserveAspectRatio="xMidYMid meet"
           viewBox={`0 0 ${layout.width} ${layout.height}`}
           role="img"
           aria-label={`${title}: ${state.bits.filter(Boolean).length} cids allocated`}
