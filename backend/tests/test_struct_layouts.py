@@ -25,7 +25,7 @@ BENCH_DRIVER = REPO_ROOT / "backend" / "kscope" / "bench" / "wasm_core.mjs"
 
 # records.RECORD's overlapping names -> the C field each one reads (event.h's union).
 RECORD_FIELDS = {
-    "ts_ns": "ts_ns", "type": "type", "cpu": "cpu", "pid": "pid", "tgid": "tgid", "comm": "comm",
+    "ts_ns": "ts_ns", "type": "type", "buffer": "buffer", "cpu": "cpu", "pid": "pid", "tgid": "tgid", "comm": "comm",
     "p_comm": "u.sched_switch.prev_comm", "p_pid": "u.sched_switch.prev_pid",
     "p_prio": "u.sched_switch.prev_prio", "p_word64": "u.sched_switch.prev_state",
     "p_i64": "u.sched_wakeup.target_cpu", "p_i68": "u.sched_migrate_task.dest_cpu",

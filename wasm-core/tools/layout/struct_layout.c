@@ -52,6 +52,7 @@ int main(void)
     BEGIN(ks_event);
     FIELD(ks_event, ts_ns);
     FIELD(ks_event, type);
+    FIELD(ks_event, buffer);
     FIELD(ks_event, cpu);
     FIELD(ks_event, pid);
     FIELD(ks_event, tgid);
