@@ -92,8 +92,26 @@ class CaptureRequest:
     command: list[str] | None = None
 
 
+# --events presets beyond the typed ones: the events the Traces page draws as slice or counter
+# tracks (kept as generic records). A preset's name wins over a tracefs system of the same
+# name ("irq" is the two handler events; "irq:*" still asks for the whole system).
+PRESETS = {
+    "irq": ("irq:irq_handler_entry", "irq:irq_handler_exit"),
+    "softirq": ("irq:softirq_entry", "irq:softirq_exit", "irq:softirq_raise"),
+    "idle": ("power:cpu_idle",),
+    "freq": ("power:cpu_frequency",),
+    "sched_stat": ("sched:sched_stat_runtime", "sched:sched_stat_wait", "sched:sched_stat_sleep",
+                   "sched:sched_stat_iowait", "sched:sched_stat_blocked"),
+}
+# Events a preset asks for only where the kernel has them: sched_stat_wait/sleep/iowait/blocked
+# need CONFIG_SCHEDSTATS (this machine's 6.18 has sched_stat_runtime alone). A missing one is
+# left out with a warning naming it; every other missing event refuses the capture.
+OPTIONAL_EVENTS = frozenset(PRESETS["sched_stat"])
+
+
 def expand_events(spec: list[str] | None) -> list[str]:
-    """"sched" -> kscope's sched tracepoints; "rseq" -> rseq:rseq_update; "sys:ev" and "sys:*" as given."""
+    """"sched" -> kscope's sched tracepoints; "rseq" -> rseq:rseq_update; a PRESETS name -> its
+    events; "sys:ev" and "sys:*" as given; another bare name -> "name:*" (a whole system)."""
     if not spec:
         return list(DEFAULT_EVENTS)
     out: list[str] = []
@@ -102,9 +120,31 @@ def expand_events(spec: list[str] | None) -> list[str]:
             continue
         if item in ("sched", "rseq"):
             out += [e for e in DEFAULT_EVENTS if e.startswith(item + ":")]
+        elif item in PRESETS:
+            out += PRESETS[item]
         else:
             out.append(item if ":" in item else f"{item}:*")
     return list(dict.fromkeys(out))
+
+
+def present_events(root: Path, events: list[str]) -> tuple[list[str], list[str]]:
+    """(the events to enable, the optional ones this kernel lacks); CaptureRefused naming any
+    other missing event, or when every event asked for is missing."""
+    missing = [e for e in events if not _event_dir(root, e).is_dir()]
+    required = [e for e in missing if e not in OPTIONAL_EVENTS]
+    if required:
+        raise CaptureRefused(f"this kernel has no tracepoint {', '.join(required)} "
+                             f"(see {root}/available_events)")
+    kept = [e for e in events if e not in missing]
+    if not kept:
+        raise CaptureRefused(f"this kernel has none of the tracepoints asked for ({', '.join(missing)}; "
+                             f"sched_stat_* other than sched_stat_runtime need CONFIG_SCHEDSTATS)")
+    return kept, missing
+
+
+def _event_dir(root: Path, event: str) -> Path:
+    system, _, name = event.partition(":")
+    return root / "events" / system / ("" if name in ("*", "") else name)
 
 
 def _read(path: Path) -> str:
@@ -188,16 +228,13 @@ class TracingState:
             raise CaptureRefused(f"could not restore all tracing state: {'; '.join(failed)}")
 
 
-def _check_events(root: Path, events: list[str]) -> None:
-    missing = []
-    for e in events:
-        system, _, name = e.partition(":")
-        where = root / "events" / system / ("" if name in ("*", "") else name)
-        if not where.is_dir():
-            missing.append(e)
+def _check_events(root: Path, events: list[str]) -> list[str]:
+    """The events to enable; warns (stderr) about optional ones this kernel lacks."""
+    kept, missing = present_events(root, events)
     if missing:
-        raise CaptureRefused(f"this kernel has no tracepoint {', '.join(missing)} "
-                             f"(see {root}/available_events)")
+        print(f"kscope: capture: this kernel has no tracepoint {', '.join(missing)} (needs CONFIG_SCHEDSTATS); "
+              f"recording without {'it' if len(missing) == 1 else 'them'}", file=sys.stderr)
+    return kept
 
 
 def _parent_of(pid: int) -> int | None:
@@ -349,7 +386,7 @@ def capture(req: CaptureRequest, extract_with: str | None = None) -> dict[str, A
     with _sigterm_as_interrupt(), tracefs_mounted() as root, \
             (private_instance(root) if not extract_with else nullcontext(None)) as inst:
         base = inst or root  # where this capture's buffer, events and switches are
-        _check_events(base, events)
+        events = _check_events(base, events)
         saved = None
         if inst is None:
             try:

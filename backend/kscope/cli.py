@@ -17,6 +17,7 @@ from kscope import __version__, text_report, units
 from kscope.core.config import get_settings
 from kscope.calibrate import cli as calibrate_cli
 from kscope.kernel import cli as kernel_cli
+from kscope.trace_export import cli as export_cli
 from kscope.ingest.native_ingest import NativeIngestFailed
 from kscope.ingest.sources import InputError
 from kscope.native import core
@@ -350,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_capture_parser(sub)
     _add_capture_vm_parser(sub)
     kernel_cli.add_parser(sub)
+    export_cli.add_parser(sub)
     calibrate_cli.add_parser(sub)
     _add_bench_parser(sub)
     _add_repro_parser(sub)
@@ -474,7 +476,8 @@ def _add_capture_parser(sub: Any) -> None:
     cap = sub.add_parser("capture", help="record scheduler events from the running kernel (tracefs, root)")
     cap.add_argument("--seconds", type=float, default=1.0, help="how long to record (default 1; with CMD: at most)")
     cap.add_argument("--events", action="append", metavar="LIST",
-                     help="comma-separated: sched, rseq, SYSTEM, SYSTEM:EVENT (default: kscope's sched "
+                     help="comma-separated: sched, rseq, the presets irq, softirq, idle, freq, sched_stat "
+                          "(see capture.PRESETS), SYSTEM:*, SYSTEM:EVENT (default: kscope's sched "
                           "tracepoints and rseq_update)")
     cap.add_argument("--pid", type=_positive, help="only this process (and its children/threads)")
     cap.add_argument("--trace-cmd", action="store_true", help="record a trace.dat with trace-cmd instead")

@@ -56,6 +56,28 @@ static void bad_records_are_refused(void)
     ks_event_log_free(log);
 }
 
+static void append_many_copies_typed_records_all_or_nothing(void)
+{
+    ks_event_log *log = NULL;
+    CHECK_EQ_INT(ks_event_log_new(&log), KS_OK);
+    ks_event evs[3000];
+    memset(evs, 0, sizeof evs);
+    for (int i = 0; i < 3000; i++)
+        evs[i] = (ks_event){ .ts_ns = (uint64_t)i, .type = KS_EV_SCHED_WAKEUP, .cpu = i % 7 };
+    CHECK_EQ_INT(ks_event_log_append_many(log, evs, 2), KS_OK);
+    CHECK_EQ_INT(ks_event_log_append_many(log, evs + 2, 2998), KS_OK);  /* grows past 1024 */
+    CHECK_EQ_INT(ks_event_log_count(log), 3000);
+    CHECK_EQ_INT(ks_event_log_data(log)[2999].ts_ns, 2999);
+    CHECK_EQ_INT(ks_event_log_data(log)[2999].cpu, 2999 % 7);
+    evs[1].type = KS_EV_GENERIC;
+    CHECK_EQ_INT(ks_event_log_append_many(log, evs, 3), KS_ERR_INVALID_ARG);
+    evs[1].type = KS_EV_TYPE_COUNT;
+    CHECK_EQ_INT(ks_event_log_append_many(log, evs, 3), KS_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ks_event_log_count(log), 3000);
+    CHECK_EQ_INT(ks_event_log_append_many(log, NULL, 0), KS_OK);
+    ks_event_log_free(log);
+}
+
 static void log_clear_keeps_nothing(void)
 {
     ks_event_log *log = NULL;
@@ -178,5 +200,6 @@ const test_case event_tests[] = {
     { "event: log keeps typed records in order", log_keeps_typed_records_in_order },
     { "event: unknown events are kept as generic", unknown_events_are_kept_as_generic },
     { "event: bad records are refused", bad_records_are_refused },
+    { "event: append_many copies typed records, all or nothing", append_many_copies_typed_records_all_or_nothing },
     { 0 },
 };

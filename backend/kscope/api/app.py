@@ -16,6 +16,7 @@ from kscope import __version__
 from kscope.api.busy import RefuseWhenBusy
 from kscope.api.frontend import SinglePageApp
 from kscope.api.routes import conform as conform_routes
+from kscope.api.routes import exports as export_routes
 from kscope.api.routes import health, rooms, shares, topologies, traces
 from kscope.core.config import Settings, get_settings
 from kscope.core.scrub import scrub_paths
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router, prefix="/api")
     app.include_router(topologies.router, prefix="/api")
     app.include_router(traces.router, prefix="/api")
+    app.include_router(export_routes.router, prefix="/api")
     app.include_router(shares.router, prefix="/api")
     app.include_router(rooms.router, prefix="/api")
     app.include_router(conform_routes.router, prefix="/api")

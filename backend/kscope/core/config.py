@@ -104,6 +104,10 @@ class Settings:
     events_max_concurrent: int = 2
     events_queue: int = 8
     events_per_token: int = 4
+    # GET /{id}/export and `kscope export`: events in one export at most (the window or the whole
+    # trace); more: 422 naming the count and asking for a narrower window. Bounds the memory
+    # (the rows are read, then written out a batch at a time).
+    export_max_events: int = 2_000_000
 
     # Rooms (kscope/rooms/): a room lives room_ttl_s seconds after the presenter's last
     # activity (a connected presenter counts as active). Limits bound the memory: rooms

@@ -244,6 +244,7 @@ export type ApiPath =
   | "/api/traces/{trace_id}"
   | "/api/traces/{trace_id}/conform"
   | "/api/traces/{trace_id}/events"
+  | "/api/traces/{trace_id}/export"
   | "/api/traces/{trace_id}/progress"
   | "/api/traces/{trace_id}/share"
   | "/api/traces/{trace_id}/sql"

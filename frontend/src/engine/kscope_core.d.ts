@@ -42,6 +42,7 @@ declare module '*/kscope_core.mjs' {
     _ks_event_log_new(out: Ptr): number
     _ks_event_log_free(log: Ptr): void
     _ks_event_log_append(log: Ptr, ev: Ptr): number
+    _ks_event_log_append_many(log: Ptr, evs: Ptr, n: number): number
     _ks_event_log_append_generic(
       log: Ptr, tsNs: bigint, cpu: number, pid: number, tgid: number,
       comm: Ptr, name: Ptr, fields: Ptr,

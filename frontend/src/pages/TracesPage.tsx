@@ -22,6 +22,7 @@ import { conformMarks, narrateDisagreement, parseConformResult, stepMark, window
 import { fetchConform } from '../core/traces_api'
 import { Timeline } from '../views/timeline'
 import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAttach'
+import { TraceExport } from '../views/timeline/TraceExport'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
@@ -465,6 +466,9 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
       {store.origin.kind === 'server' && (
         <TopologyAttach traceId={store.origin.id} hasTopology={store.meta.topology !== null}
           onAttached={() => { void actions.openServer((store.origin as { id: string }).id) }} />
+      )}
+      {store.origin.kind === 'server' && (
+        <TraceExport traceId={store.origin.id} currentWindow={() => lastWindow.current} />
       )}
       <FilterBar view={view} onFilter={actions.filter} />
       <div className="step-bar" role="group" aria-label="Step through events">

@@ -149,6 +149,10 @@ typedef struct ks_event_log ks_event_log;
 KS_API int32_t ks_event_log_new(ks_event_log **out);
 KS_API void ks_event_log_free(ks_event_log *log);
 KS_API int32_t ks_event_log_append(ks_event_log *log, const ks_event *ev);
+/* Appends n typed records at once (a stored trace read back: kscope/native/from_arrow.py).
+ * All or nothing: a generic record (its text offsets would point into another log) or an
+ * unknown type refuses the whole batch with KS_ERR_INVALID_ARG. */
+KS_API int32_t ks_event_log_append_many(ks_event_log *log, const ks_event *evs, uint32_t n);
 
 /* Appends a generic record; name and fields are copied into the arena. */
 KS_API int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, int32_t cpu,

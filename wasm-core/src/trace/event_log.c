@@ -117,6 +117,31 @@ int32_t ks_event_log_append(ks_event_log *log, const ks_event *ev)
     return KS_OK;
 }
 
+int32_t ks_event_log_append_many(ks_event_log *log, const ks_event *evs, uint32_t n)
+{
+    if (!log || (!evs && n))
+        return KS_ERR_INVALID_ARG;
+    for (uint32_t i = 0; i < n; i++)         /* all or nothing: check every record first */
+        if (evs[i].type == KS_EV_GENERIC || evs[i].type >= KS_EV_TYPE_COUNT)
+            return KS_ERR_INVALID_ARG;
+    if (n > UINT32_MAX - log->count)
+        return KS_ERR_RANGE;
+    if (log->count + n > log->capacity) {
+        uint32_t capacity = log->capacity ? log->capacity : 1024;
+        while (capacity < log->count + n)
+            capacity = capacity > UINT32_MAX / 2 ? log->count + n : capacity * 2;
+        ks_event *grown = realloc(log->events, (size_t)capacity * sizeof *grown);
+        if (!grown)
+            return KS_ERR_NO_MEMORY;
+        log->events = grown;
+        log->capacity = capacity;
+    }
+    if (n)
+        memcpy(log->events + log->count, evs, (size_t)n * sizeof *evs);
+    log->count += n;
+    return KS_OK;
+}
+
 int32_t ks_event_log_append_generic(ks_event_log *log, uint64_t ts_ns, int32_t cpu,
                                     int32_t pid, int32_t tgid, const char *comm,
                                     const char *name, const char *fields)

@@ -1,0 +1,59 @@
+"""GET /api/traces/{id}/export: a stored trace, or a window of it, as ftrace text or Chrome
+trace-event JSON (Perfetto UI, chrome://tracing), streamed as a download.
+
+Read access as for the other read routes (the owner's X-Kscope-Token or the trace's share
+token, X-Kscope-Share; `?token=` / `?share=` for a plain browser download link); run on the
+events gate (its threads, queue and per-token cap: 429 when full), at most
+KSCOPE_EXPORT_MAX_EVENTS events (422 past it, before anything is sent).
+"""
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+
+from kscope.api.deps import gates, get_store
+from kscope.api.gate import Busy
+from kscope.api.routes.traces import I64, NOT_FOUND, Share, Token, _busy, _refuse_if_busy, readable
+from kscope.store.store import TraceStore
+from kscope.trace_export import export
+
+router = APIRouter(prefix="/traces", tags=["traces"])
+Store = Annotated[TraceStore, Depends(get_store)]
+
+
+@router.get("/{trace_id}/export",
+            responses={200: {"content": {"application/json": {}, "text/plain": {}}},
+                       422: {"description": "bad window, or more events than one export writes"},
+                       429: {"description": "busy"}, **NOT_FOUND})
+async def export_trace(request: Request, trace_id: str, store: Store, token: Token = None, share: Share = None,
+                       format: Annotated[str, Query(pattern="^(chrome-json|ftrace)$")] = "chrome-json",
+                       t0: I64 = None, t1: I64 = None,
+                       query_token: Annotated[str | None, Query(alias="token", max_length=128)] = None,
+                       query_share: Annotated[str | None, Query(alias="share", max_length=128)] = None
+                       ) -> StreamingResponse:
+    """The events with t0 <= ts_ns < t1 (default: all), as `format`: chrome-json (Chrome
+    trace-event JSON: per-CPU tracks of X slices for what ran, instants for the rest) or
+    ftrace (the text a 6.18 tracefs `trace` file holds, from kscope's C exporter).
+    Content-Disposition names the file."""
+    token = token or query_token
+    share = share or query_share
+    gate = gates(request).events
+    _refuse_if_busy(gate, token)
+    rec = await run_in_threadpool(readable, store, trace_id, token, share)
+    try:
+        ex = await gate.run(rec.owner_hash, export.prepare, store, rec, format, t0, t1)
+    except Busy as err:
+        raise _busy(err) from err
+    except ValueError as err:  # ExportTooBig too
+        raise HTTPException(status_code=422, detail=str(err)) from err
+
+    def body() -> Iterator[bytes]:
+        yield from ex.chunks()
+
+    return StreamingResponse(body(), media_type=export.MEDIA[format],
+                             headers={"Content-Disposition": f'attachment; filename="{ex.filename}"',
+                                      "X-Kscope-Export-Events": str(ex.table.num_rows),
+                                      "Access-Control-Expose-Headers": "Content-Disposition, X-Kscope-Export-Events"})
