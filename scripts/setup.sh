@@ -9,7 +9,8 @@
 #      libzstd-dev (compressed trace.dat; the wasm build compiles zstd from PyPI sources, 3b)
 #      redis-server (for the rooms tests)
 #   2. npm packages        (npm ci when package-lock.json changed)
-#   3. the Python venv     (.venv, backend installed editable, when pyproject changed)
+#   3. the Python venv     (.venv: backend/requirements.lock, then the backend editable,
+#                           when pyproject or the lock changed)
 #   4. the C core          (make: native lib + tests, wasm module + tests)
 #   5. the frontend        (vite build when its sources are newer than dist/)
 set -eu
@@ -81,11 +82,16 @@ when_changed npm "package-lock.json" npm_install
 venv_install() {
     say "creating the Python venv (.venv) and installing the backend"
     [ -x .venv/bin/python ] || python3 -m venv .venv >&2 || die "python3 -m venv failed"
-    .venv/bin/pip install -q --disable-pip-version-check -e 'backend[test]' >&2 \
+    # Exactly the locked versions (== pins, sha256 hashes; `npm run lock:python` writes the
+    # lock from pyproject.toml), then the backend itself without resolving anything again.
+    .venv/bin/pip install -q --disable-pip-version-check --require-hashes \
+        -r backend/requirements.lock >&2 \
+        || die "pip install -r backend/requirements.lock failed"
+    .venv/bin/pip install -q --disable-pip-version-check --no-deps -e backend >&2 \
         || die "pip install of backend/ failed"
 }
 [ -x .venv/bin/kscope ] || rm -f "$stamps/venv"
-when_changed venv "backend/pyproject.toml" venv_install
+when_changed venv "backend/pyproject.toml backend/requirements.lock" venv_install
 # The backend's bytecode, as pip writes it for an installed package (an editable install
 # gets none). Without it every `kscope` process compiles its modules again: ~0.07 s of a
 # `kscope ingest` here, where PYTHONDONTWRITEBYTECODE=1 stops Python caching them itself.

@@ -3,7 +3,7 @@
 // its counts are read from its summary (or a JSON report). A suite that dies
 // without a summary counts as one failure, so nothing can pass by crashing.
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -42,6 +42,14 @@ function pytestCounts(output) {
   return passed + failed + skipped ? { passed, failed, skipped } : null;
 }
 
+/** Counts from node:test's TAP summary ("# pass N", "# fail N", "# skipped N"). */
+function nodeTestCounts(output) {
+  const count = (word) => [...output.matchAll(new RegExp(`^# ${word} (\\d+)$`, 'gm'))].pop()?.[1];
+  const passed = count('pass');
+  return passed === undefined ? null
+    : { passed: +passed, failed: +(count('fail') ?? 0) + +(count('cancelled') ?? 0), skipped: +(count('skipped') ?? 0) };
+}
+
 function jsonReport(file, pick) {
   try {
     return pick(JSON.parse(readFileSync(file, 'utf8')));
@@ -52,6 +60,10 @@ function jsonReport(file, pick) {
 
 const vitestReport = path.join(reports, 'vitest.json');
 const playwrightReport = path.join(reports, 'playwright.json');
+
+const scriptTests = readdirSync(path.join(root, 'scripts'))
+  .filter((f) => f.endsWith('.test.mjs')).sort().map((f) => `scripts/${f}`);
+if (!scriptTests.length) throw new Error('scripts/*.test.mjs: none found (node --test would run this file)');
 
 const suites = [
   {
@@ -68,6 +80,18 @@ const suites = [
     name: 'wasm export list matches the public headers',
     cmd: ['node', ['scripts/check-exports.mjs']],
     counts: null,
+  },
+  {
+    name: 'C layering rule (base <- machine <- sched <- algo; trace, store on base)',
+    cmd: ['node', ['scripts/check-c-layering.mjs']],
+    counts: null,
+  },
+  {
+    // The scripts' own unit tests (scripts/*.test.mjs). Files are listed: given a folder (or
+    // nothing), node --test would also run scripts/test.mjs (this file) as a test.
+    name: 'scripts (node:test)',
+    cmd: ['node', ['--test', ...scriptTests]],
+    counts: nodeTestCounts,
   },
   {
     name: 'frontend layering rule',

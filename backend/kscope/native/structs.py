@@ -24,7 +24,8 @@ class KsEvent(ctypes.Structure):
 
     _fields_ = [
         ("ts_ns", _u64),
-        ("type", _u32),
+        ("type", ctypes.c_uint16),
+        ("buffer", ctypes.c_uint16),  # the trace buffer's index (0: simulated, single-buffer)
         ("cpu", _i32),
         ("pid", _i32),
         ("tgid", _i32),

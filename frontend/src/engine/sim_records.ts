@@ -7,10 +7,10 @@
  * Int32Array (and one BigUint64Array for the u64 fields) per record array is
  * enough: fields are read by index, never through a call per field.
  *
- *   ks_event (kscope/event.h, 96 B)          ks_sim_frame (kscope/sim.h, 48 B header)
- *     0 ts_ns u64   8 type  12 cpu            0 now_ns u64   8 step u64
- *    16 pid        20 tgid  24 comm[16]      16 nr_cpus 20 nr_tasks 24 nr_rq_tids
- *    40 per-type payload (56 B)              32 cpus_off 36 tasks_off 40 rq_tids_off 44 size
+ *   ks_event (kscope/event.h, 96 B)              ks_sim_frame (kscope/sim.h, 48 B header)
+ *     0 ts_ns u64   8 type u16  10 buffer u16    0 now_ns u64   8 step u64
+ *    12 cpu  16 pid  20 tgid  24 comm[16]       16 nr_cpus 20 nr_tasks 24 nr_rq_tids
+ *    40 per-type payload (56 B)                  32 cpus_off 36 tasks_off 40 rq_tids_off 44 size
  *
  *   ks_sim_cpu (24 B)  cpu curr_tid nr_running rq_offset | busy_ns u64
  *   ks_sim_task (64 B) tid tgid cpu state policy prio nr_cpus_allowed mm_cid
@@ -191,7 +191,7 @@ export function viewsOf(buffer: ArrayBufferLike): Views {
 /** Decodes the ks_event at byte offset `at` (8-byte aligned). */
 export function decodeEvent(v: Views, at: number): SimEvent {
   const w = at >>> 2
-  const typeIndex = v.i32[w + 2]
+  const typeIndex = v.i32[w + 2] & 0xffff // u16 type; bytes 10..11 are the buffer index
   const base: EventBase = {
     ts_ns: u64(v.u64, at >>> 3),
     cpu: v.i32[w + 3],

@@ -19,7 +19,7 @@
  */
 #include <stdlib.h>
 
-#include "text_tokenizer.h"
+#include "../base/text_tokenizer.h"
 #include "topology_import.h"
 
 enum { COL_CPU, COL_CORE, COL_SOCKET, COL_NODE, COL_CACHE, MAX_FIELDS = 16 };

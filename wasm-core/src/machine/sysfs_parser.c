@@ -23,7 +23,7 @@
  */
 #include <stdlib.h>
 
-#include "text_tokenizer.h"
+#include "../base/text_tokenizer.h"
 #include "topology_import.h"
 
 enum { MAX_CACHE_INDEX = 8 };   /* cache/index0..index7; x86 has 4, big ARM parts 5 */

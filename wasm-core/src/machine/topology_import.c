@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text_tokenizer.h"
+#include "../base/text_tokenizer.h"
 #include "topology_import.h"
 
 int32_t begin_import(const char *text, int32_t len, ks_topology **out, ks_parse_error *err)

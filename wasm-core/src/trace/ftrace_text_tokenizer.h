@@ -14,7 +14,7 @@
  *   - the payload's "key=value" fields, and the numbers in them;
  *   - sched_switch's prev_state letters, which both directions share.
  *
- * Spans point into the caller's text (see machine/text_tokenizer.h, reused
+ * Spans point into the caller's text (see base/text_tokenizer.h, reused
  * here); nothing is copied except the partial line carried across chunks.
  */
 #ifndef KSCOPE_TRACE_FTRACE_TEXT_TOKENIZER_H
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "kscope/ftrace.h"
-#include "../machine/text_tokenizer.h"
+#include "../base/text_tokenizer.h"
 
 /* ---- lines from chunks ------------------------------------------------------ */
 

@@ -1,5 +1,5 @@
 /*
- * The importers' tokenizer: lines, fields, integers and cpulists as spans into
+ * The generic text tokenizer: lines, fields, integers and cpulists as spans into
  * the caller's text (see text_tokenizer.h). Every function is total: bad input
  * is reported to the caller, never read past its length.
  */

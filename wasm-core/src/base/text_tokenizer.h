@@ -1,5 +1,6 @@
 /*
- * Internal: the tokenizer the machine importers share.
+ * Internal: the generic text tokenizer, shared by the machine importers (lscpu,
+ * sysfs) and the trace decoders (ftrace text, perf script).
  *
  * Imported text arrives as (pointer, length) from JS or Python, not as a C
  * string, so every token is a text_span into the caller's buffer: nothing is
@@ -8,8 +9,8 @@
  * a span that is not what they expect becomes a ks_parse_error via
  * parse_fail().
  */
-#ifndef KSCOPE_MACHINE_TEXT_TOKENIZER_H
-#define KSCOPE_MACHINE_TEXT_TOKENIZER_H
+#ifndef KSCOPE_BASE_TEXT_TOKENIZER_H
+#define KSCOPE_BASE_TEXT_TOKENIZER_H
 
 #include <stdbool.h>
 #include <stdint.h>

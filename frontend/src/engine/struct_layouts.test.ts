@@ -1,0 +1,202 @@
+// The record decoders' hand-written layouts against the C compiler's offsetof/sizeof.
+//
+// wasm-core/build/native/struct_layout (tools/layout/struct_layout.c, built by `make native`)
+// prints each shared struct's size and every field's [offset, size]. Each test writes a
+// distinct value into every C field at the offset the compiler gives, decodes the bytes with
+// the TypeScript decoder, and expects each value back under its name: a field the decoder
+// reads at the wrong offset or width comes back wrong. (backend/tests/test_struct_layouts.py
+// checks the Python mirrors the same way.) Layouts are the same in wasm32 and x86-64 for
+// these structs: fixed-width fields only, no pointers.
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import {
+  BURST_BYTES, EVENT_BYTES, EVENT_TYPES, FRAME_HEADER_BYTES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES,
+  SIM_CPU_BYTES, SIM_TASK_BYTES, STATS_BYTES, decodeBursts, decodeEvent, decodeFrame,
+  decodeParseError, decodeStats, encodeRunLimit, viewsOf,
+} from './sim_records'
+import { FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES } from './trace_records'
+import {
+  MM_CID_AREA_BYTES, MM_CID_LESSON_BYTES, MM_CID_MM_BYTES, MM_CID_PCPU_BYTES, MM_CID_RECORD_BYTES,
+} from './mm_cid_records'
+
+type Layout = Record<string, { size: number; fields: Record<string, [number, number]> }>
+const program = fileURLToPath(new URL('../../../wasm-core/build/native/struct_layout', import.meta.url))
+const layout: Layout = JSON.parse(execFileSync(program, { encoding: 'utf8' }))
+
+const fieldOf = (struct: string, member: string): [number, number] => {
+  const f = layout[struct]?.fields[member]
+  if (!f) throw new Error(`${struct}.${member}: not printed by tools/layout/struct_layout.c`)
+  return f
+}
+
+/** Writes `value` into a field of `size` bytes at `at` (little-endian; text NUL-padded). */
+function put(buf: ArrayBuffer, at: number, size: number, value: number | bigint | string) {
+  const dv = new DataView(buf)
+  if (typeof value === 'string') {
+    const field = new Uint8Array(buf, at, size)
+    field.fill(0)
+    field.set(new TextEncoder().encode(value).subarray(0, size - 1))
+  } else if (size === 8) dv.setBigUint64(at, BigInt(value), true)
+  else if (size === 4) dv.setInt32(at, Number(value), true)
+  else if (size === 2) dv.setUint16(at, Number(value), true)
+  else if (size === 1) dv.setUint8(at, Number(value))
+  else throw new Error(`no scalar of ${size} bytes`)
+}
+
+/**
+ * A record of `struct` with `values` (C member -> value) at the compiler's offsets, every other
+ * top-level scalar field (not a union, not named) set to a distinct non-zero filler, and all
+ * remaining bytes 0xff: a decoder that reads too wide or at the wrong place gets garbage.
+ */
+function record(struct: string, values: Record<string, number | bigint | string>, count = 1) {
+  const { size, fields } = layout[struct]
+  const buf = new ArrayBuffer(size * count + 8)
+  new Uint8Array(buf).fill(0xff)
+  let filler = 0x51
+  for (const [name, [offset, width]] of Object.entries(fields)) {
+    if (name in values || name.includes('.') || name === 'u' || ![1, 2, 4, 8].includes(width)) continue
+    put(buf, offset, width, filler++)
+  }
+  for (const [member, value] of Object.entries(values)) {
+    const [offset, width] = fieldOf(struct, member)
+    put(buf, offset, width, value)
+  }
+  return buf
+}
+
+const header = { ts_ns: 123456789n, cpu: 3, pid: 41, tgid: 40, comm: 'worker/3' }
+const headerOut = { ts_ns: 123456789, cpu: 3, pid: 41, tgid: 40, comm: 'worker/3' }
+const typeId = (t: string) => EVENT_TYPES.indexOf(t as (typeof EVENT_TYPES)[number])
+
+describe('ks_event decoder (sim_records.ts) against offsetof', () => {
+  it('has the C size', () => {
+    expect(EVENT_BYTES).toBe(layout.ks_event.size)
+  })
+  const cases: [string, Record<string, number | bigint | string>, Record<string, unknown>][] = [
+    ['sched_switch',
+      { 'u.sched_switch.prev_comm': 'prev', 'u.sched_switch.prev_pid': 7, 'u.sched_switch.prev_prio': 120,
+        'u.sched_switch.prev_state': 0x100n, 'u.sched_switch.next_comm': 'next',
+        'u.sched_switch.next_pid': 9, 'u.sched_switch.next_prio': 98 },
+      { prev_comm: 'prev', prev_pid: 7, prev_prio: 120, prev_state: 0x100, next_comm: 'next', next_pid: 9, next_prio: 98 }],
+    ['sched_wakeup',
+      { 'u.sched_wakeup.comm': 'woken', 'u.sched_wakeup.pid': 12, 'u.sched_wakeup.prio': 100, 'u.sched_wakeup.target_cpu': 5 },
+      { target_comm: 'woken', target_pid: 12, target_prio: 100, target_cpu: 5 }],
+    ['sched_migrate_task',
+      { 'u.sched_migrate_task.comm': 'mover', 'u.sched_migrate_task.pid': 13, 'u.sched_migrate_task.prio': 110,
+        'u.sched_migrate_task.orig_cpu': 2, 'u.sched_migrate_task.dest_cpu': 6 },
+      { target_comm: 'mover', target_pid: 13, target_prio: 110, orig_cpu: 2, dest_cpu: 6 }],
+    ['sched_process_fork',
+      { 'u.sched_process_fork.parent_comm': 'parent', 'u.sched_process_fork.parent_pid': 20,
+        'u.sched_process_fork.child_comm': 'child', 'u.sched_process_fork.child_pid': 21 },
+      { parent_comm: 'parent', parent_pid: 20, child_comm: 'child', child_pid: 21 }],
+    ['sched_process_exit',
+      { 'u.sched_process_exit.comm': 'gone', 'u.sched_process_exit.pid': 30, 'u.sched_process_exit.prio': 120 },
+      { target_comm: 'gone', target_pid: 30, target_prio: 120 }],
+    ['rseq_update',
+      { 'u.rseq_update.cpu_id': 4, 'u.rseq_update.node_id': 1, 'u.rseq_update.mm_cid': 2 },
+      { cpu_id: 4, node_id: 1, mm_cid: 2 }],
+    ['generic',
+      { 'u.generic.name_off': 1000, 'u.generic.fields_off': 2000 },
+      { name_off: 1000, fields_off: 2000 }],
+  ]
+  for (const [type, payload, decoded] of cases) {
+    it(`reads ${type} at the compiler's offsets`, () => {
+      const buf = record('ks_event', { ...header, type: typeId(type), ...payload })
+      expect(decodeEvent(viewsOf(buf), 0)).toEqual({ ...headerOut, type, ...decoded })
+    })
+  }
+})
+
+describe('frame, stats, bursts, parse error and run limit (sim_records.ts) against offsetof', () => {
+  it('have the C sizes', () => {
+    expect({
+      FRAME_HEADER_BYTES, SIM_CPU_BYTES, SIM_TASK_BYTES, STATS_BYTES, BURST_BYTES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES,
+    }).toEqual({
+      FRAME_HEADER_BYTES: layout.ks_sim_frame.size, SIM_CPU_BYTES: layout.ks_sim_cpu.size,
+      SIM_TASK_BYTES: layout.ks_sim_task.size, STATS_BYTES: layout.ks_sim_stats.size,
+      BURST_BYTES: layout.ks_burst_cost.size, PARSE_ERROR_BYTES: layout.ks_parse_error.size,
+      RUN_LIMIT_BYTES: layout.ks_run_limit.size,
+    })
+  })
+
+  it('decodes a frame (header, one CPU, one task) at the compiler offsets', () => {
+    const h = layout.ks_sim_frame.size, c = layout.ks_sim_cpu.size, t = layout.ks_sim_task.size
+    const buf = new ArrayBuffer(h + c + t + 8)
+    const put1 = (struct: string, base: number, values: Record<string, number | bigint | string>) => {
+      for (const [m, v] of Object.entries(values)) {
+        const [offset, width] = fieldOf(struct, m)
+        put(buf, base + offset, width, v)
+      }
+    }
+    put1('ks_sim_frame', 0, {
+      now_ns: 5000n, step: 17n, nr_cpus: 1, nr_tasks: 1, nr_rq_tids: 1, reserved: 0x55,
+      cpus_off: h, tasks_off: h + c, rq_tids_off: h + c + t, size: h + c + t + 4,
+    })
+    put1('ks_sim_cpu', h, { cpu: 0, curr_tid: 8, nr_running: 2, rq_offset: 0, busy_ns: 4000n })
+    put1('ks_sim_task', h + c, {
+      tid: 8, tgid: 7, cpu: 0, state: 1, policy: 1, prio: 90, nr_cpus_allowed: 4, mm_cid: 3,
+      vruntime_ns: 111n, sum_exec_ns: 222n, comm: 'task8',
+    })
+    new DataView(buf).setInt32(h + c + t, 9, true)
+    expect(decodeFrame(viewsOf(buf), 0)).toEqual({
+      now_ns: 5000, step: 17,
+      cpus: [{ cpu: 0, curr_tid: 8, nr_running: 2, queued: [9], busy_ns: 4000 }],
+      tasks: [{
+        tid: 8, tgid: 7, comm: 'task8', cpu: 0, state: 'runnable', policy: 'fifo', prio: 90,
+        nr_cpus_allowed: 4, mm_cid: 3, vruntime_ns: 111, sum_exec_ns: 222,
+      }],
+    })
+  })
+
+  it('decodes ks_sim_stats at the compiler offsets', () => {
+    const buf = record('ks_sim_stats', {})
+    const dv = new DataView(buf)
+    const [byType] = fieldOf('ks_sim_stats', 'events_by_type')
+    const [linesFrom] = fieldOf('ks_sim_stats', 'lines_from')
+    EVENT_TYPES.forEach((_, i) => dv.setBigUint64(byType + 8 * i, BigInt(100 + i), true))
+    for (let i = 0; i < 8; i++) dv.setBigUint64(linesFrom + 8 * i, BigInt(200 + i), true)
+    for (const [m, v] of [['now_ns', 1n], ['events', 2n], ['access_ns', 3n], ['local_hitm', 4n], ['remote_hitm', 5n]] as const) {
+      put(buf, fieldOf('ks_sim_stats', m)[0], 8, v)
+    }
+    const s = decodeStats(viewsOf(buf), 0)
+    expect([s.now_ns, s.events, s.access_ns, s.local_hitm, s.remote_hitm]).toEqual([1, 2, 3, 4, 5])
+    expect(Object.values(s.events_by_type)).toEqual(EVENT_TYPES.map((_, i) => 100 + i))
+    expect(s.lines_from).toEqual([200, 201, 202, 203, 204, 205, 206, 207])
+  })
+
+  it('decodes ks_burst_cost and ks_parse_error at the compiler offsets', () => {
+    const burst = record('ks_burst_cost', { ts_ns: 77n, tid: 5, cpu: 1, index: 2, flags: 1, cost_ns: 99n })
+    expect(decodeBursts(viewsOf(burst), 0, 1)).toEqual([{ ts_ns: 77, tid: 5, cpu: 1, index: 2, cost_ns: 99, warmup: true }])
+    const perr = record('ks_parse_error', { line: 12, column_or_field: 3, field: 'cpus', message: 'not a number' })
+    expect(decodeParseError(viewsOf(perr), 0)).toEqual({ line: 12, column: 3, field: 'cpus', message: 'not a number' })
+  })
+
+  it('encodes ks_run_limit at the compiler offsets', () => {
+    const buf = new ArrayBuffer(layout.ks_run_limit.size + 8)
+    encodeRunLimit(viewsOf(buf), 0, { untilNs: 1234, typeMask: 6, tid: 42, maxEvents: 500 })
+    const dv = new DataView(buf)
+    const read = (m: string) => {
+      const [offset, width] = fieldOf('ks_run_limit', m)
+      return width === 8 ? dv.getBigUint64(offset, true) : dv.getUint32(offset, true)
+    }
+    expect([read('until_ns'), read('type_mask'), read('tid'), read('max_events'), read('reserved')])
+      .toEqual([1234n, 6, 42, 500, 0])
+  })
+})
+
+describe('decoder stats and mm_cid record sizes against sizeof', () => {
+  it('trace_records.ts sizes', () => {
+    expect({ FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES }).toEqual({
+      FTRACE_STATS_BYTES: layout.ks_ftrace_stats.size, PERF_STATS_BYTES: layout.ks_perf_stats.size,
+      SYSTRACE_STATS_BYTES: layout.ks_systrace_stats.size, TRACEDAT_STATS_BYTES: layout.ks_tracedat_stats.size,
+    })
+  })
+  it('mm_cid_records.ts sizes', () => {
+    expect({ MM_CID_MM_BYTES, MM_CID_PCPU_BYTES, MM_CID_RECORD_BYTES, MM_CID_AREA_BYTES, MM_CID_LESSON_BYTES }).toEqual({
+      MM_CID_MM_BYTES: layout.ks_mm_cid_mm.size, MM_CID_PCPU_BYTES: layout.ks_mm_cid_pcpu.size,
+      MM_CID_RECORD_BYTES: layout.ks_mm_cid_record.size, MM_CID_AREA_BYTES: layout.ks_mm_cid_area.size,
+      MM_CID_LESSON_BYTES: layout.ks_mm_cid_lesson.size,
+    })
+  })
+})

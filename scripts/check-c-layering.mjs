@@ -1,0 +1,172 @@
+// Checks the C core's layering from its #include lines (ARCHITECTURE.md, "Inside wasm-core"):
+//
+//   base <- machine <- sched <- algo      each may include its own folder and those to its left
+//   trace, store                          only their own folder and base
+//   tools/<tool>                          only its own folder (the public API, nothing in src/)
+//   include/kscope                        (the public API) only other public headers
+//
+// Every layer may include the public headers (include/kscope). Quoted includes are resolved
+// the way the compiler does (beside the including file, then -Iinclude); an angle include that
+// is not under include/ is a system header and is not checked. Prints one line per broken rule,
+// "path:line: rule", and exits 1 when there is any.
+//
+// usage: node scripts/check-c-layering.mjs [wasm-core dir]
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** What each folder of src/ may include, besides itself and the public headers. */
+export const SRC_LAYERS = {
+  base: [],
+  machine: ['base'],
+  sched: ['base', 'machine'],
+  algo: ['base', 'machine', 'sched'],
+  trace: ['base'],
+  store: ['base'],
+};
+
+const SOURCE_EXT = /\.(c|h|inc)$/;
+const SCANNED_DIRS = ['src', 'tools', 'include'];
+
+/** Files under dir (recursively) whose names end in .c, .h or .inc, as paths relative to root. */
+function sourceFiles(root, dir) {
+  const abs = path.join(root, dir);
+  if (!existsSync(abs)) return [];
+  const out = [];
+  for (const entry of readdirSync(abs, { withFileTypes: true })) {
+    const rel = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(root, rel));
+    else if (SOURCE_EXT.test(entry.name)) out.push(rel);
+  }
+  return out.sort();
+}
+
+/** The text with its comments blanked out (newlines kept, so line numbers stay true). */
+function withoutComments(text) {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+    .replace(/\/\/[^\n]*/g, '');
+}
+
+/** {line, quoted, name} for every #include directive, or {line, computed: text}. */
+export function includesOf(text) {
+  const out = [];
+  withoutComments(text).split('\n').forEach((raw, i) => {
+    const m = raw.match(/^\s*#\s*include\b\s*(.*)$/);
+    if (!m) return;
+    const target = m[1].trim();
+    const q = target.match(/^"([^"]+)"/) ?? target.match(/^<([^>]+)>/);
+    if (!q) out.push({ line: i + 1, computed: target });
+    else out.push({ line: i + 1, quoted: target.startsWith('"'), name: q[1] });
+  });
+  return out;
+}
+
+/**
+ * Which part of the core a path (relative to the core dir, posix) belongs to:
+ * "public", "src/<layer>", "tools/<tool>", or "other:<path>" for anything else.
+ */
+export function partOf(rel) {
+  const [top, second] = rel.split('/');
+  if (top === 'include') return 'public';
+  if ((top === 'src' || top === 'tools') && second && rel.split('/').length > 2) {
+    return `${top}/${second}`;
+  }
+  return `other:${rel}`;
+}
+
+/** Where the compiler finds an include (beside the file, then -Iinclude); null if not in the tree. */
+function resolveInclude(root, fromRel, inc) {
+  const candidates = inc.quoted
+    ? [path.posix.join(path.posix.dirname(fromRel), inc.name), path.posix.join('include', inc.name)]
+    : [path.posix.join('include', inc.name)];
+  for (const rel of candidates) {
+    const normal = path.posix.normalize(rel);
+    const abs = path.join(root, normal);
+    if (existsSync(abs) && statSync(abs).isFile()) return normal;
+  }
+  return null;
+}
+
+/** The parts `from` may include, or null when the checker has no rule for it. */
+function allowedFor(from) {
+  if (from === 'public') return ['public'];
+  if (from.startsWith('tools/')) return ['public', from];
+  if (from.startsWith('src/')) {
+    const layer = from.slice(4);
+    if (!Object.hasOwn(SRC_LAYERS, layer)) return null;
+    return ['public', from, ...SRC_LAYERS[layer].map((l) => `src/${l}`)];
+  }
+  return null;
+}
+
+function describe(part) {
+  if (part === 'public') return 'the public headers (include/kscope)';
+  if (part.startsWith('other:')) return part.slice(6);
+  return part;
+}
+
+function ruleFor(from) {
+  if (from === 'public') return 'the public headers may include only other public headers';
+  if (from.startsWith('tools/')) return `${from} may use only the public API (include/kscope) and its own files`;
+  const layer = from.slice(4);
+  const deps = SRC_LAYERS[layer];
+  const on = deps.length ? `${deps.map((d) => `src/${d}`).join(', ')} and the public headers` : 'the public headers only';
+  return `${from} may include ${on} (base <- machine <- sched <- algo; trace and store only on base)`;
+}
+
+/**
+ * Checks every source file under root's src/, tools/ and include/.
+ * Returns {files, includes, problems: [{file, line, message}]} (file relative to root).
+ */
+export function checkLayering(root) {
+  const problems = [];
+  let includes = 0;
+  const files = SCANNED_DIRS.flatMap((d) => sourceFiles(root, d));
+  for (const file of files) {
+    const from = partOf(file);
+    const allowed = allowedFor(from);
+    if (!allowed) {
+      problems.push({
+        file, line: 1,
+        message: `${from} has no layering rule: add it to SRC_LAYERS in scripts/check-c-layering.mjs`,
+      });
+      continue;
+    }
+    for (const inc of includesOf(readFileSync(path.join(root, file), 'utf8'))) {
+      includes += 1;
+      if (inc.computed !== undefined) {
+        problems.push({ file, line: inc.line, message: `#include ${inc.computed}: a computed include cannot be checked` });
+        continue;
+      }
+      const target = resolveInclude(root, file, inc);
+      if (!target) {
+        if (inc.quoted) {
+          problems.push({
+            file, line: inc.line,
+            message: `#include "${inc.name}" is not a file of the core (use <...> for a system header)`,
+          });
+        }
+        continue;                                   // a system header
+      }
+      const to = partOf(target);
+      if (!allowed.includes(to)) {
+        problems.push({
+          file, line: inc.line,
+          message: `includes ${target} (${describe(to)}): ${ruleFor(from)}`,
+        });
+      }
+    }
+  }
+  return { files: files.length, includes, problems };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const root = path.resolve(process.argv[2] ?? path.join(here, '../wasm-core'));
+  const { files, includes, problems } = checkLayering(root);
+  const shown = path.relative(process.cwd(), root) || '.';
+  for (const p of problems) console.log(`${path.posix.join(shown, p.file)}:${p.line}: ${p.message}`);
+  console.log(`check-c-layering: ${files} files, ${includes} includes, ${problems.length} problems`);
+  process.exit(problems.length ? 1 : 0);
+}

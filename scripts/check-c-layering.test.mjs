@@ -1,0 +1,125 @@
+// Unit tests of scripts/check-c-layering.mjs on small fixture trees written to a temp dir.
+// run: node --test scripts/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+import { checkLayering, includesOf } from './check-c-layering.mjs';
+
+const SCRIPT = fileURLToPath(new URL('./check-c-layering.mjs', import.meta.url));
+
+/** A tree that keeps every rule: the shape of wasm-core today. */
+const CLEAN = {
+  'include/kscope/status.h': '#include <stdint.h>\n',
+  'include/kscope/ftrace.h': '#include "kscope/status.h"\n',
+  'src/base/text_tokenizer.h': '#include <stdbool.h>\n#include "kscope/status.h"\n',
+  'src/base/text_tokenizer.c': '#include "text_tokenizer.h"\n',
+  'src/machine/lscpu_parser.c': '#include "../base/text_tokenizer.h"\n',
+  'src/sched/sim_internal.h': '#include "kscope/status.h"\n#include "../base/text_tokenizer.h"\n',
+  'src/algo/mm_cid/mm_cid.c': '#include "../../sched/sim_internal.h"\n',
+  'src/trace/ftrace_text_tokenizer.h': '#include "kscope/ftrace.h"\n#include "../base/text_tokenizer.h"\n',
+  'src/trace/tracedat_decompress.c': '#include <zstd.h>\n',
+  'src/store/parquet.c': '#include "../base/text_tokenizer.h"\n',
+  'tools/ingest/lod.h': '#include "kscope/ftrace.h"\n',
+  'tools/ingest/lod.c': '#include "lod.h"\n#include "arrow_schema.inc"\n',
+  'tools/ingest/arrow_schema.inc': '/* data */\n',
+};
+
+function makeTree(files) {
+  const root = mkdtempSync(path.join(tmpdir(), 'c-layering-'));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.join(root, path.dirname(rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+
+function problemsOf(files) {
+  const root = makeTree(files);
+  try {
+    return checkLayering(root).problems.map((p) => `${p.file}:${p.line}: ${p.message}`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+test('a tree that keeps the rules has no problems', () => {
+  assert.deepEqual(problemsOf(CLEAN), []);
+});
+
+test('trace including machine (the old text_tokenizer.h) is caught with file:line', () => {
+  const problems = problemsOf({
+    ...CLEAN,
+    'src/machine/text_tokenizer.h': '#include "kscope/status.h"\n',
+    'src/trace/ftrace_text_tokenizer.h':
+      '/* header */\n#include "kscope/ftrace.h"\n#include "../machine/text_tokenizer.h"\n',
+  });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0], /^src\/trace\/ftrace_text_tokenizer\.h:3: includes src\/machine\/text_tokenizer\.h/);
+  assert.match(problems[0], /trace and store only on base/);
+});
+
+test('a lower layer including a higher one is caught', () => {
+  const problems = problemsOf({
+    ...CLEAN,
+    'src/base/rng.c': '#include "../sched/sim_internal.h"\n',
+    'src/machine/topology.c': '\n\n#include "../algo/mm_cid/mm_cid.c"\n',
+    'src/store/writer.c': '#include "../trace/ftrace_text_tokenizer.h"\n',
+  });
+  assert.deepEqual(problems.map((p) => p.split(': ')[0]), [
+    'src/base/rng.c:1',
+    'src/machine/topology.c:3',
+    'src/store/writer.c:1',
+  ]);
+});
+
+test('tools see only the public API; public headers see only public headers', () => {
+  const problems = problemsOf({
+    ...CLEAN,
+    'tools/ingest/tally.c': '#include "kscope/status.h"\n#include "../../src/trace/ftrace_text_tokenizer.h"\n',
+    'tools/other/x.c': '#include "../ingest/lod.h"\n',
+    'include/kscope/sim.h': '#include "../../src/sched/sim_internal.h"\n',
+  });
+  assert.equal(problems.length, 3);
+  assert.match(problems.find((p) => p.startsWith('tools/ingest/tally.c:2:')), /only the public API/);
+  assert.match(problems.find((p) => p.startsWith('tools/other/x.c:1:')), /tools\/ingest/);
+  assert.match(problems.find((p) => p.startsWith('include/kscope/sim.h:1:')), /only other public headers/);
+});
+
+test('an unknown src folder and an unresolvable quoted include are reported', () => {
+  const problems = problemsOf({
+    ...CLEAN,
+    'src/net/sock.c': '#include "kscope/status.h"\n',
+    'src/base/json.c': '#include "missing.h"\n',
+  });
+  assert.equal(problems.length, 2);
+  assert.match(problems.find((p) => p.startsWith('src/base/json.c:1:')), /not a file of the core/);
+  assert.match(problems.find((p) => p.startsWith('src/net/sock.c:1:')), /no layering rule/);
+});
+
+test('includes in comments are ignored; line numbers survive block comments', () => {
+  const text = '/* #include "../sched/x.h"\n still a comment */\n// #include "y.h"\n  #  include "z.h"\n';
+  assert.deepEqual(includesOf(text), [{ line: 4, quoted: true, name: 'z.h' }]);
+});
+
+test('the command prints path:line and exits 1 on a violation, 0 when clean', () => {
+  const bad = makeTree({ ...CLEAN, 'src/trace/bad.c': '#include "../sched/sim_internal.h"\n' });
+  const good = makeTree(CLEAN);
+  try {
+    assert.throws(() => execFileSync('node', [SCRIPT, bad], { cwd: bad, encoding: 'utf8' }), (err) => {
+      assert.equal(err.status, 1);
+      assert.match(err.stdout, /^src\/trace\/bad\.c:1: includes src\/sched\/sim_internal\.h/m);
+      assert.match(err.stdout, /1 problems$/m);
+      return true;
+    });
+    const out = execFileSync('node', [SCRIPT, good], { cwd: good, encoding: 'utf8' });
+    assert.match(out, /0 problems/);
+  } finally {
+    rmSync(bad, { recursive: true, force: true });
+    rmSync(good, { recursive: true, force: true });
+  }
+});
