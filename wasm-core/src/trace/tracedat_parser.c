@@ -368,21 +368,24 @@ static int32_t read_pid_lines(ks_tracedat_decoder *dec, const char *text, int64_
         while (end < len && text[end] != '\n')
             end++;
         int64_t k = i;
-        int32_t pid = 0, digits = 0;
+        /* Up to 10 digits, summed in 64 bits: a pid past INT32_MAX is a bad line, not an overflow. */
+        int64_t pid = 0;
+        int32_t digits = 0;
         while (k < end && text[k] >= '0' && text[k] <= '9' && digits < 10)
             pid = pid * 10 + (text[k++] - '0'), digits++;
-        if (digits > 0 && k < end && text[k] == ' ') {
+        if (digits > 0 && pid <= INT32_MAX && k < end && text[k] == ' ') {
             const char *word = text + k + 1;
             int32_t n = (int32_t)(end - k - 1);
-            td_comm *c = comm_slot(dec, pid, false);
-            if (!c && !(c = comm_slot(dec, pid, true)))
+            td_comm *c = comm_slot(dec, (int32_t)pid, false);
+            if (!c && !(c = comm_slot(dec, (int32_t)pid, true)))
                 return -1;
             if (tgids) {
-                int32_t tgid = 0, d = 0;
+                int64_t tgid = 0;
+                int32_t d = 0;
                 while (d < n && word[d] >= '0' && word[d] <= '9' && d < 10)
                     tgid = tgid * 10 + (word[d++] - '0');
-                if (d == n && d > 0)
-                    c->tgid = tgid;
+                if (d == n && d > 0 && tgid <= INT32_MAX)
+                    c->tgid = (int32_t)tgid;
                 else
                     bad++;
             } else {
