@@ -74,6 +74,9 @@ const TARGETS = {
   workload: { maxLen: 16384, seeds: [[workloads, /\.json$/]] },
   lscpu: { maxLen: 16384, seeds: [] },
   sysfs: { maxLen: 16384, seeds: [] },
+  // The lesson validator is TypeScript: a fast-check property test, run for the time
+  // given (npm test runs it by count in the vitest suite, so --test leaves it out).
+  lesson: { property: 'src/core/lesson_validate.fuzz.test.ts' },
 };
 
 function parseArgs(argv) {
@@ -98,7 +101,7 @@ function allTargets() {
     .map((f) => f.slice(5, -2));
   const unknown = present.filter((t) => !TARGETS[t]);
   if (unknown.length) throw new Error(`no seed plan in scripts/fuzz.mjs for: ${unknown.join(', ')}`);
-  return Object.keys(TARGETS).filter((t) => present.includes(t));
+  return Object.keys(TARGETS).filter((t) => present.includes(t) || TARGETS[t].property);
 }
 
 /** Fills .kscope/fuzz/<t>/seeds afresh; returns how many seed files it holds. */
@@ -137,11 +140,11 @@ function build() {
 
 /** Runs one fuzzer process under nice, its CPU time measured by the shell's `times`.
  *  Resolves {code, output, cpuSeconds, wallSeconds}. */
-function runFuzzer(bin, args, logFile) {
+function runFuzzer(bin, args, logFile, env = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn('sh', ['-c', 'nice -n 10 "$@"; rc=$?; times >&2; exit $rc', 'sh', bin, ...args],
-      { cwd: root });
+      { cwd: root, env: { ...process.env, ...env } });
     let output = '';
     for (const s of [child.stdout, child.stderr]) s.on('data', (c) => { output += c; });
     child.on('close', (code) => {
@@ -165,8 +168,32 @@ function findingOf(output) {
   return line ? line.trim() : null;
 }
 
+/** Runs the lesson validator's property test for `seconds`; returns {ok, line}. */
+async function fuzzProperty(target, seconds) {
+  const dir = path.join(work, target);
+  mkdirSync(dir, { recursive: true });
+  const r = await runFuzzer('npx', ['vitest', 'run', '--root', 'frontend', TARGETS[target].property],
+    path.join(dir, 'last.log'), { KSCOPE_FUZZ_SECONDS: String(seconds) });
+  const runs = [...r.output.matchAll(/fuzz-lesson (\S+): (\d+) runs in ([\d.]+) s/g)];
+  const execs = runs.reduce((n, m) => n + +m[2], 0);
+  const busy = runs.reduce((n, m) => n + +m[3], 0);
+  const perSec = busy ? Math.round(execs / busy) : null;
+  const finding = r.code === 0 ? null : (r.output.match(/Property failed[^\n]*|Error: [^\n]*/)?.[0] ?? `exit status ${r.code}`);
+  appendFileSync(history, `${JSON.stringify({
+    target, date: new Date().toISOString(), seconds, wall_s: +r.wallSeconds.toFixed(1),
+    cpu_s: r.cpuSeconds, execs, exec_per_s: perSec, finding,
+  })}\n`);
+  const cpu = r.cpuSeconds === null ? '?' : r.cpuSeconds.toFixed(1);
+  return {
+    ok: !finding,
+    line: `${target}: ${execs} cases (${runs.map((m) => `${m[1]} ${m[2]}`).join(', ')}), ${perSec ?? '?'} cases/s, ` +
+      `CPU ${cpu} s: ${finding ? `FINDING ${finding} (see .kscope/fuzz/${target}/last.log)` : 'no finding'}`,
+  };
+}
+
 /** Fuzzes one target for `seconds`; returns {ok, line}. */
 async function fuzzTarget(target, seconds) {
+  if (TARGETS[target].property) return fuzzProperty(target, seconds);
   const dir = path.join(work, target);
   const corpus = path.join(dir, 'corpus');
   const artifacts = path.join(dir, 'artifacts');
@@ -199,6 +226,7 @@ async function fuzzTarget(target, seconds) {
 /** Runs every saved crash input of a target once; returns [{ok, line}] (one per file). */
 async function replayTarget(target) {
   const dir = path.join(fuzzSrc, 'regressions', target);
+  if (TARGETS[target].property) return [];
   if (!existsSync(dir)) return [];
   const bin = path.join(core, 'build', 'fuzz', `fuzz_${target}`);
   const results = [];
@@ -240,7 +268,7 @@ async function main() {
   const targets = opts.targets.length ? opts.targets : allTargets();
   for (const t of targets) if (!TARGETS[t]) throw new Error(`unknown target ${t} (try --list)`);
   if (opts.list) return console.log(targets.join('\n'));
-  build();
+  if (targets.some((t) => !TARGETS[t].property)) build();
   let passed = 0;
   let failed = 0;
   const note = ({ ok, line }) => {
@@ -251,7 +279,10 @@ async function main() {
     for (const t of targets) (await replayTarget(t)).forEach(note);
   }
   const seconds = opts.seconds ?? (opts.test ? 15 : 60);
-  for (const t of targets) note(await fuzzTarget(t, seconds));
+  for (const t of targets) {
+    if (opts.test && TARGETS[t].property) continue;     // the vitest suite runs it
+    note(await fuzzTarget(t, seconds));
+  }
   if (failed) {
     console.log('A finding: the input is in .kscope/fuzz/<target>/artifacts; reproduce with ' +
       'wasm-core/build/fuzz/fuzz_<target> <file>. After the fix, keep it in ' +

@@ -19,11 +19,20 @@ const shipped = JSON.parse(shippedText) as Record<string, unknown>
 
 const seconds = Number(process.env.KSCOPE_FUZZ_SECONDS ?? 0)
 /** Runs by count in `npm test`; by time (and as many runs as fit) under `npm run fuzz`. */
-const budget = (numRuns: number): fc.Parameters<unknown> =>
+const budget = <T>(numRuns: number): fc.Parameters<T> =>
   seconds > 0
     ? { numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: seconds * 1000 / 5, markInterruptAsFailure: false }
     : { numRuns }
 const timeout = seconds > 0 ? seconds * 1000 + 60_000 : 60_000
+
+/** fc.assert, printing how many cases ran (scripts/fuzz.mjs reads the line). */
+function assertProperty<T>(name: string, property: fc.IProperty<T>, params: fc.Parameters<T>) {
+  const started = performance.now()
+  const details = fc.check(property, params)
+  const secs = (performance.now() - started) / 1000
+  console.log(`fuzz-lesson ${name}: ${details.numRuns} runs in ${secs.toFixed(1)} s`)
+  if (details.failed) throw new Error(fc.defaultReportMessage(details))
+}
 
 /** Validates; returns the Lesson or the LessonDataError. Any other throw fails the property. */
 function check(run: () => unknown): unknown {
@@ -92,13 +101,13 @@ const edit: fc.Arbitrary<Edit> = fc.record({
 
 describe('fuzzing the lesson validator', () => {
   it('any JSON value: a Lesson or a LessonDataError with paths', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 6 }), (v) => {
+    assertProperty('json-values', fc.property(fc.jsonValue({ maxDepth: 6 }), (v) => {
       check(() => validateLesson(v, 'fuzz.lesson.json'))
     }), budget(1500))
   }, timeout)
 
   it('the shipped lesson with random edits: never another error; a quiz with "answer" is refused', () => {
-    fc.assert(fc.property(fc.array(edit, { minLength: 1, maxLength: 6 }), (edits) => {
+    assertProperty('edited-lesson', fc.property(fc.array(edit, { minLength: 1, maxLength: 6 }), (edits) => {
       const doc = edited(edits)
       const result = check(() => validateLesson(doc, 'fuzz.lesson.json'))
       const quizzes = paths(doc).filter(([at]) => at.length === 3 && at[0] === 'steps' && at[2] === 'quiz')
@@ -119,7 +128,7 @@ describe('fuzzing the lesson validator', () => {
         return cut ? shippedText.slice(0, i) : shippedText.slice(0, i) + s + shippedText.slice(i + (len % 3))
       }),
     )
-    fc.assert(fc.property(text, (t) => {
+    assertProperty('any-text', fc.property(text, (t) => {
       const at = jsonErrorOffset(t)
       let valid = true
       try {
