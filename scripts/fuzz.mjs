@@ -5,7 +5,7 @@
 //   --seconds N   fuzzing time per target (default 60)
 //   --test        what `npm test` runs: replay every saved crash input of
 //                 wasm-core/fuzz/regressions/<target>/ (one test each), then a short
-//                 smoke run per target (--seconds, default 15); prints "N passed, N failed"
+//                 smoke run per target (--seconds, default 10); prints "N passed, N failed"
 //   --report      prints the fuzzing time and executions recorded so far, per target
 //   --list        prints the targets
 //
@@ -278,7 +278,7 @@ async function main() {
   if (opts.test) {
     for (const t of targets) (await replayTarget(t)).forEach(note);
   }
-  const seconds = opts.seconds ?? (opts.test ? 15 : 60);
+  const seconds = opts.seconds ?? (opts.test ? 10 : 60);
   for (const t of targets) {
     if (opts.test && TARGETS[t].property) continue;     // the vitest suite runs it
     note(await fuzzTarget(t, seconds));

@@ -70,8 +70,8 @@ const suites = [
     counts: plainCounts,
   },
   {
-    name: 'fuzz targets: saved crash inputs replayed, then a 15 s smoke each (libFuzzer)',
-    cmd: ['node', ['scripts/fuzz.mjs', '--test', '--seconds', '15']],
+    name: 'fuzz targets: saved crash inputs replayed, then a 10 s smoke each (libFuzzer)',
+    cmd: ['node', ['scripts/fuzz.mjs', '--test', '--seconds', '10']],
     counts: plainCounts,
   },
   {
