@@ -8,6 +8,7 @@
 //                 smoke run per target (--seconds, default 10); prints "N passed, N failed"
 //   --report      prints the fuzzing time and executions recorded so far, per target
 //   --list        prints the targets
+//   --seeds       gathers each target's seeds (see below) and prints how many, no fuzzing
 //
 // Seeds: wasm-core/fuzz/corpus/<target>/ (written here), the public corpus in
 // ../shared/corpus/public (or $KSCOPE_PUBLIC_CORPUS) when present, traces/, and the C
@@ -66,6 +67,18 @@ const TARGETS = {
     maxLen: 262144,
     seeds: [[publicCorpus, /^trace-dat__.*\.dat$/], [traces, /\.dat(\.xz)?$/],
       [fixtures, /\.dat(\.gz)?$/]],
+    // Small cuts of the public v6 files (their formats, cmdlines, options and first pages:
+    // wasm-core/fuzz/make_tracedat_seeds.py), made here at run time, not kept in the repo.
+    extra: (dir) => {
+      const cuts = [[path.join(publicCorpus, 'trace-dat__lisa__sched_load.dat'), 'sched', 'power', 'ftrace'],
+        [path.join(core, 'build', 'fixtures', 'amdgpu.dat'), 'sched', 'amdgpu', 'drm', 'ftrace']];
+      for (const [file, ...systems] of cuts) {
+        if (!existsSync(file)) continue;
+        spawnSync('python3', [path.join(fuzzSrc, 'make_tracedat_seeds.py'), file,
+          path.join(dir, `cut--${path.basename(file)}`), '2', ...systems], { stdio: 'ignore' });
+      }
+      return {};
+    },
   },
   json: {
     maxLen: 16384,
@@ -80,7 +93,7 @@ const TARGETS = {
 };
 
 function parseArgs(argv) {
-  const opts = { seconds: null, test: false, report: false, list: false, targets: [] };
+  const opts = { seconds: null, test: false, report: false, list: false, seeds: false, targets: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--seconds') opts.seconds = Number(argv[++i]);
@@ -88,6 +101,7 @@ function parseArgs(argv) {
     else if (a === '--test') opts.test = true;
     else if (a === '--report') opts.report = true;
     else if (a === '--list') opts.list = true;
+    else if (a === '--seeds') opts.seeds = true;
     else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
     else opts.targets.push(a);
   }
@@ -127,7 +141,7 @@ function prepareSeeds(target) {
       }
     }
   }
-  for (const [name, text] of Object.entries(spec.extra?.() ?? {})) {
+  for (const [name, text] of Object.entries(spec.extra?.(dir) ?? {})) {
     writeFileSync(path.join(dir, name), text);
   }
   return readdirSync(dir).length;
@@ -268,6 +282,10 @@ async function main() {
   const targets = opts.targets.length ? opts.targets : allTargets();
   for (const t of targets) if (!TARGETS[t]) throw new Error(`unknown target ${t} (try --list)`);
   if (opts.list) return console.log(targets.join('\n'));
+  if (opts.seeds) {
+    for (const t of targets.filter((x) => !TARGETS[x].property)) console.log(`${t}: ${prepareSeeds(t)} seeds`);
+    return;
+  }
   if (targets.some((t) => !TARGETS[t].property)) build();
   let passed = 0;
   let failed = 0;
