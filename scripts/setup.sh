@@ -8,6 +8,7 @@
 #      qemu-system-x86, busybox-static, libc6-dev (for the VM capture test),
 #      libzstd-dev (compressed trace.dat; the wasm build compiles zstd from PyPI sources, 3b)
 #      redis-server (for the rooms tests)
+#      clang-14, libclang-rt-14-dev (libFuzzer + sanitizers: the fuzz targets)
 #   2. npm packages        (npm ci when package-lock.json changed)
 #   3. the Python venv     (.venv: backend/requirements.lock, then the backend editable,
 #                           when pyproject or the lock changed)
@@ -41,6 +42,12 @@ dpkg -s busybox-static >/dev/null 2>&1 || missing="$missing busybox-static"
 [ -f /usr/include/zstd.h ] || missing="$missing libzstd-dev"
 # The rooms tests and `kscope bench rooms --backends 2` run a private redis-server.
 command -v redis-server >/dev/null 2>&1 || missing="$missing redis-server"
+# The fuzz targets (wasm-core/fuzz, `npm run fuzz`, their smoke in `npm test`) build with
+# clang-14 (emscripten pulls it in too) and its libFuzzer/ASan/UBSan runtimes, which
+# Debian 12 ships apart, in libclang-rt-14-dev (clang-14 itself does not depend on it).
+command -v clang-14 >/dev/null 2>&1 || missing="$missing clang-14"
+ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 \
+    || missing="$missing libclang-rt-14-dev"
 if [ -n "$missing" ]; then
     cmd="apt-get update && apt-get -o DPkg::Lock::Timeout=900 install -y$missing"
     if [ "$(id -u)" != 0 ]; then

@@ -77,6 +77,16 @@ const suites = [
     counts: plainCounts,
   },
   {
+    name: 'C core under ASan+UBSan (native)',
+    cmd: ['make', ['-s', '-C', 'wasm-core', 'test-sanitize']],
+    counts: plainCounts,
+  },
+  {
+    name: 'fuzz targets: saved crash inputs replayed, then a 10 s smoke each (libFuzzer)',
+    cmd: ['node', ['scripts/fuzz.mjs', '--test', '--seconds', '10']],
+    counts: plainCounts,
+  },
+  {
     name: 'wasm export list matches the public headers',
     cmd: ['node', ['scripts/check-exports.mjs']],
     counts: null,

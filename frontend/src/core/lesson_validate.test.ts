@@ -161,6 +161,13 @@ describe('bad lessons', () => {
     expect(() => parseLesson('{\n  "kscope_lesson": 1,\n  "id": oops\n}', 'x.lesson.json')).toThrow(/^x\.lesson\.json: \$: not valid JSON at line 3, column 9:/)
   })
 
+  it('a bad escape in a string is a syntax error with its place (found by lesson_validate.fuzz.test.ts)', () => {
+    expect(() => parseLesson('{\n  "views": {"\\highlight": []}\n}', 'x.lesson.json'))
+      .toThrow(/^x\.lesson\.json: \$: not valid JSON at line 2, column 15:/)
+    expect(() => parseLesson('["\\u12G4"]', 'x.lesson.json')).toThrow(/not valid JSON at line 1, column 4:/)
+    expect(() => parseLesson('["\\u12', 'x.lesson.json')).toThrow(/not valid JSON at line 1, column 4:/)
+  })
+
   it('a published table requires the published view and vice versa', () => {
     const d = clone()
     const i = d.steps.findIndex((s: { published?: unknown }) => s.published)

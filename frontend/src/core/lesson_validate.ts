@@ -389,8 +389,15 @@ export function jsonErrorOffset(text: string): number {
   const str = () => {
     i++
     while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') i++
-      else if (text.charCodeAt(i) < 0x20) fail()
+      if (text[i] === '\\') {
+        // An escape is one of \" \\ \/ \b \f \n \r \t or \u and four hex digits (JSON.parse
+        // refuses any other: "\h" once passed here, and the error was reported with no place).
+        i++
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail()
+          i += 4
+        } else if (i < text.length && !'"\\/bfnrt'.includes(text[i])) fail()
+      } else if (text.charCodeAt(i) < 0x20) fail()
       i++
     }
     if (i >= text.length) fail()

@@ -225,7 +225,8 @@ bool ft_parse_int64(text_span s, int64_t *out)
 void ft_copy_comm(char *dst, text_span s)
 {
     memset(dst, 0, KS_COMM_LEN);
-    memcpy(dst, s.at, (size_t)(s.len < KS_COMM_LEN - 1 ? s.len : KS_COMM_LEN - 1));
+    if (s.len > 0)      /* an empty span may have no text at all (s.at NULL: memcpy's UB) */
+        memcpy(dst, s.at, (size_t)(s.len < KS_COMM_LEN - 1 ? s.len : KS_COMM_LEN - 1));
 }
 
 void ft_quote(text_span s, char *out, int32_t cap)

@@ -391,11 +391,13 @@ static int32_t read_pid_lines(ks_tracedat_decoder *dec, const char *text, int64_
         int64_t end = i;
         while (end < len && text[end] != '\n')
             end++;
-        int64_t k = i, pid = 0;
+        int64_t k = i;
+        /* Up to 10 digits, summed in 64 bits: a pid past INT32_MAX is a bad line, not an overflow. */
+        int64_t pid = 0;
         int32_t digits = 0;
         while (k < end && text[k] >= '0' && text[k] <= '9' && digits < 10)
             pid = pid * 10 + (text[k++] - '0'), digits++;
-        if (digits > 0 && k < end && text[k] == ' ' && pid <= INT32_MAX) {
+        if (digits > 0 && pid <= INT32_MAX && k < end && text[k] == ' ') {
             const char *word = text + k + 1;
             int32_t n = (int32_t)(end - k - 1);
             td_comm *c = comm_slot(dec, (int32_t)pid, false);
