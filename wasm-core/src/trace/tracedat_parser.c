@@ -272,6 +272,15 @@ static const uint8_t *need(ks_tracedat_decoder *dec, int64_t n)
         fail(dec, dec->pos, step_section(dec->step), msg);
         return NULL;
     }
+    if (dec->pos < 0 || n < 0 || dec->pos > INT64_MAX - n) {
+        /* An offset read from the file (a section, option or buffer offset is a u64) that
+           points before the file's start or past any file: refused, never asked for. */
+        char msg[128];
+        snprintf(msg, sizeof msg, "an offset in the file points outside it (%lld, %lld bytes wanted)",
+                 (long long)dec->pos, (long long)n);
+        fail(dec, dec->pos < 0 ? 0 : dec->pos, step_section(dec->step), msg);
+        return NULL;
+    }
     if (dec->pos < dec->win_off || dec->pos > dec->win_off + dec->win_len) {
         dec->win_off = dec->pos;                /* a seek: start a new window */
         dec->win_len = 0;
