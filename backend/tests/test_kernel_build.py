@@ -214,7 +214,7 @@ def test_capture_vm_kernel_built_without_a_build_says_how_to_make_one(tmp_path: 
     err = capsys.readouterr().err
     assert code == 2
     assert "--kernel built: no kernel built with --patches mm_cid,trace" in err
-    assert "kscope -- kernel build --patches mm_cid,trace" in err
+    assert "scripts/kscope kernel build --patches mm_cid,trace" in err
 
 
 def test_kernel_build_cli_rejects_an_unknown_set_before_touching_apt(capsys) -> None:
