@@ -68,13 +68,17 @@ export const VIEW_NAMES: Record<LessonViewId, string> = {
   published: 'published vs modelled',
 }
 
-/** A part of the stage, framed and marked when the step highlights it. */
-/**
- * The width the presenter's picture is laid out for (px of its drawing): it is then
- * scaled like an image to fill the stage, so its smallest labels (11 px in the drawing)
- * grow with the projector; narrow enough that a 1280x720 stage scales it up.
- */
-export const PROJECTOR_PICTURE_WIDTH = 470
+/** Presenter mode's view tabs: short names, so the tabs take one line above the stage. */
+export const TAB_NAMES: Record<LessonViewId, string> = {
+  picture: 'picture',
+  legend: 'legend',
+  narration: 'allocator',
+  costs: 'burst cost',
+  numbers: 'per process',
+  pcpu: 'per CPU',
+  chart: 'chart',
+  published: 'published',
+}
 
 /**
  * The view presenter mode puts on the stage: the presenter's focus when the step shows it,
@@ -186,7 +190,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
                       <TransferCaption run={r} topology={topology} />
                     </figcaption>
                     <LessonPicture run={r} other={compare ? runs[1 - i] : undefined} topology={topology} cpus={extent.cpus} cells={extent.cells}
-                      moveMs={0} title={`${r.variant} on ${topology.name}`} fitWidth={stageView === 'picture' ? PROJECTOR_PICTURE_WIDTH : undefined} />
+                      moveMs={0} title={`${r.variant} on ${topology.name}`} projector={stageView === 'picture'} />
                   </figure>
                 ))}
               </div>
@@ -248,9 +252,9 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
           {tabs.length > 1 && (
             <span role="tablist" aria-label="Views of this step">
               {tabs.map((v) => (
-                <button key={v} type="button" role="tab" aria-selected={v === stageView} data-testid={`lp-view-${v}`}
+                <button key={v} type="button" role="tab" aria-selected={v === stageView} data-testid={`lp-view-${v}`} title={VIEW_NAMES[v]}
                   onClick={() => onNavigate({ ...position, view: v === presenterStageView(step.views, undefined) ? undefined : v })}>
-                  {VIEW_NAMES[v]}
+                  {TAB_NAMES[v]}
                 </button>
               ))}
             </span>
