@@ -263,8 +263,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
             <span role="tablist" aria-label="Kernel in the picture" className="lp-kernel-tabs">
               {runs.map((r, i) => (
                 <button key={r.variant} type="button" role="tab" aria-selected={i === kernelShown} data-testid={`lp-kernel-${r.variant}`}
-                  onClick={() => setKernelShown(i)}>
-                  {VARIANT_LOOK[r.variant].name}
+                  onClick={() => setKernelShown(i)} title={VARIANT_LOOK[r.variant].name}>
+                  {r.variant}
                 </button>
               ))}
             </span>
@@ -302,7 +302,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
         <h2 className="lp-title" data-testid="lp-title">{step.title}</h2>
         <p className="lp-kernels">
           <span className="modelled-tag" title="kscope's model of the kernel (wasm), not a measurement">MODELLED</span>{' '}
-          {kernels.map((k) => VARIANT_LOOK[k].name).join(' vs ')}
+          {/* presenter mode: the short names (the picture's caption names the commit), so the header is one line */}
+          {kernels.map((k) => (mode === 'presenter' && kernels.length > 1 ? k : VARIANT_LOOK[k].name)).join(' vs ')}
           {state.cache === 'busy' ? ' · busy caches' : ''}
         </p>
       </header>

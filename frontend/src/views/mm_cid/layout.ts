@@ -134,8 +134,8 @@ export const PROJECTOR_MIN_FONT = 18
 export const PROJECTOR_METRICS: PictureMetrics = {
   card: { width: 134, height: 88, gap: 8, font: 19, chipFont: 18, badgeR: 14, head: 24, chipHeight: 27 },
   group: { header: 28, pad: 6, gap: 10, font: 19 },
-  cell: { height: 36, areaHeight: 50, gap: 5, font: 18, min: 52, max: 72, indexGap: 24 },
-  gutter: 90,
+  cell: { height: 36, areaHeight: 50, gap: 5, font: 18, min: 58, max: 72, indexGap: 24 },
+  gutter: 100,
   rowGap: 12,
   dramHeight: 30,
   text: {
