@@ -99,13 +99,13 @@ def ingest(store: TraceStore, path: Path, name: str | None = None, token: str | 
     report_progress = progress or (lambda *a: None)
     store.claims.claim(trace_id)  # before tmp/<id> exists: a crash leaves nothing a sweep would keep
     try:
-        return _ingest(store, path, source, trace_id, token, report_progress)
+        return _ingest(store, path, source, trace_id, token, report_progress, topology)
     finally:
         store.claims.release(trace_id)
 
 
 def _ingest(store: TraceStore, path: Path, source: str, trace_id: str, token: str,
-            report_progress: ProgressFn) -> Ingested:
+            report_progress: ProgressFn, topology: AttachedTopology | None = None) -> Ingested:
     settings = store.settings
     work = store.new_work_dir(trace_id)
     try:
