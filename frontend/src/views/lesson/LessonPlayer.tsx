@@ -209,7 +209,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
           <div className="lp-panels">
             {shows('narration') && (
               <Part id="narration" highlight={highlight('narration')} focused={focusedView === 'narration'}>
-                <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant" />
+                <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant"
+                  maxLines={mode === 'presenter' ? 3 : undefined} />
               </Part>
             )}
             {shows('costs') && (
