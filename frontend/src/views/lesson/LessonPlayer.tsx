@@ -68,13 +68,17 @@ export const VIEW_NAMES: Record<LessonViewId, string> = {
   published: 'published vs modelled',
 }
 
-/** A part of the stage, framed and marked when the step highlights it. */
-/**
- * The width the presenter's picture is laid out for (px of its drawing): it is then
- * scaled like an image to fill the stage, so its smallest labels (11 px in the drawing)
- * grow with the projector; narrow enough that a 1280x720 stage scales it up.
- */
-export const PROJECTOR_PICTURE_WIDTH = 470
+/** Presenter mode's view tabs: short names, so the tabs take one line above the stage. */
+export const TAB_NAMES: Record<LessonViewId, string> = {
+  picture: 'picture',
+  legend: 'legend',
+  narration: 'allocator',
+  costs: 'burst cost',
+  numbers: 'per process',
+  pcpu: 'per CPU',
+  chart: 'chart',
+  published: 'published',
+}
 
 /**
  * The view presenter mode puts on the stage: the presenter's focus when the step shows it,
@@ -186,7 +190,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
                       <TransferCaption run={r} topology={topology} />
                     </figcaption>
                     <LessonPicture run={r} other={compare ? runs[1 - i] : undefined} topology={topology} cpus={extent.cpus} cells={extent.cells}
-                      moveMs={0} title={`${r.variant} on ${topology.name}`} fitWidth={stageView === 'picture' ? PROJECTOR_PICTURE_WIDTH : undefined} />
+                      moveMs={0} title={`${r.variant} on ${topology.name}`} projector={stageView === 'picture'} />
                   </figure>
                 ))}
               </div>
@@ -205,7 +209,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
           <div className="lp-panels">
             {shows('narration') && (
               <Part id="narration" highlight={highlight('narration')} focused={focusedView === 'narration'}>
-                <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant" />
+                <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant"
+                  maxLines={mode === 'presenter' ? 3 : undefined} />
               </Part>
             )}
             {shows('costs') && (
@@ -248,9 +253,9 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
           {tabs.length > 1 && (
             <span role="tablist" aria-label="Views of this step">
               {tabs.map((v) => (
-                <button key={v} type="button" role="tab" aria-selected={v === stageView} data-testid={`lp-view-${v}`}
+                <button key={v} type="button" role="tab" aria-selected={v === stageView} data-testid={`lp-view-${v}`} title={VIEW_NAMES[v]}
                   onClick={() => onNavigate({ ...position, view: v === presenterStageView(step.views, undefined) ? undefined : v })}>
-                  {VIEW_NAMES[v]}
+                  {TAB_NAMES[v]}
                 </button>
               ))}
             </span>
@@ -259,8 +264,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
             <span role="tablist" aria-label="Kernel in the picture" className="lp-kernel-tabs">
               {runs.map((r, i) => (
                 <button key={r.variant} type="button" role="tab" aria-selected={i === kernelShown} data-testid={`lp-kernel-${r.variant}`}
-                  onClick={() => setKernelShown(i)}>
-                  {VARIANT_LOOK[r.variant].name}
+                  onClick={() => setKernelShown(i)} title={VARIANT_LOOK[r.variant].name}>
+                  {r.variant}
                 </button>
               ))}
             </span>
@@ -298,7 +303,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
         <h2 className="lp-title" data-testid="lp-title">{step.title}</h2>
         <p className="lp-kernels">
           <span className="modelled-tag" title="kscope's model of the kernel (wasm), not a measurement">MODELLED</span>{' '}
-          {kernels.map((k) => VARIANT_LOOK[k].name).join(' vs ')}
+          {/* presenter mode: the short names (the picture's caption names the commit), so the header is one line */}
+          {kernels.map((k) => (mode === 'presenter' && kernels.length > 1 ? k : VARIANT_LOOK[k].name)).join(' vs ')}
           {state.cache === 'busy' ? ' · busy caches' : ''}
         </p>
       </header>

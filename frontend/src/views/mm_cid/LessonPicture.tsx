@@ -17,8 +17,8 @@ import { easeCubicInOut, interrupt, select } from 'd3'
 import { useLayoutEffect, useMemo, useRef } from 'react'
 import type { LessonRunView } from '../../core/lesson_controller'
 import type { Topology } from '../../core/types'
-import { useElementWidth, usePrefersReducedMotion } from '../size'
-import { arrowGeometry, layoutPicture, type PictureLayout, type Rect } from './layout'
+import { useElementSize, useElementWidth, usePrefersReducedMotion } from '../size'
+import { arrowGeometry, fitProjectorPicture, layoutPicture, type PictureLayout, type Rect } from './layout'
 import { DIFF, INK, MOTION, MUTED, llcHue } from './marks'
 import { pictureState, type PictureState } from './picture'
 
@@ -32,25 +32,36 @@ export interface LessonPictureProps {
   moveMs: number
   title: string
   /**
-   * Projector mode (presenter): lay the picture out for this width and scale the drawing
-   * like an image to fill its box, up or down (the box sets the height). Off: the picture
-   * lays itself out for its measured width, drawn 1:1.
+   * Projector layout (presenter mode): larger, fewer labels (PROJECTOR_METRICS), laid out
+   * for the box's width and height and scaled like an image to fill the box, so the
+   * smallest label is 18 px or more on a 1280x720 projector. Off: the picture lays
+   * itself out for its measured width, drawn 1:1.
    */
-  fitWidth?: number
+  projector?: boolean
 }
 
-export function LessonPicture({ run, other, topology, cpus, cells, moveMs, title, fitWidth }: LessonPictureProps) {
-  const [ref, measured] = useElementWidth<HTMLDivElement>()
-  const width = fitWidth ?? measured ?? 0
-  const layout = useMemo(() => (width > 0 ? layoutPicture({ topology, cpus, cells, width }) : null), [topology, cpus, cells, width])
+export function LessonPicture({ run, other, topology, cpus, cells, moveMs, title, projector = false }: LessonPictureProps) {
+  const [widthRef, measured] = useElementWidth<HTMLDivElement>()
+  const [boxRef, box] = useElementSize<HTMLDivElement>()
+  const ref = projector ? boxRef : widthRef
+  const fitted = useMemo(
+    () => (projector && box ? fitProjectorPicture({ topology, cpus, cells }, box.width, box.height) : null),
+    [projector, topology, cpus, cells, box],
+  )
+  const width = measured ?? 0
+  const layout = useMemo(
+    () => (projector ? (fitted?.layout ?? null) : width > 0 ? layoutPicture({ topology, cpus, cells, width }) : null),
+    [projector, fitted, topology, cpus, cells, width],
+  )
   const state = useMemo(() => pictureState(run, cpus, cells, other, topology), [run, cpus, cells, other, topology])
   const tag = run.variant.replace('.', '_')
   return (
-    <div className={`lesson-picture${fitWidth ? ' fit' : ''}`} ref={ref} data-testid={`picture-${run.variant}`}>
+    <div className={`lesson-picture${projector ? ' fit' : ''}`} ref={ref} data-testid={`picture-${run.variant}`}
+      data-scale={fitted ? fitted.scale.toFixed(3) : undefined}>
       {layout && (
         <svg
-          width={fitWidth ? '100%' : layout.width}
-          height={fitWidth ? '100%' : layout.height}
+          width={projector ? '100%' : layout.width}
+          height={projector ? '100%' : layout.height}
           preserveAspectRatio="xMidYMid meet"
           viewBox={`0 0 ${layout.width} ${layout.height}`}
           role="img"
@@ -82,7 +93,7 @@ function Cpus({ layout, state }: { layout: PictureLayout; state: PictureState })
   return (
     <g className="cpus">
       {layout.socketLabels.map((l) => (
-        <text key={l.text} x={l.x} y={l.y} dominantBaseline="central" fontSize={m.group.font + 1} fontWeight={700}>
+        <text key={l.text} x={l.x} y={l.y} dominantBaseline="central" fontSize={m.text.socket} fontWeight={700}>
           {l.text}
         </text>
       ))}
@@ -90,7 +101,7 @@ function Cpus({ layout, state }: { layout: PictureLayout; state: PictureState })
         <g key={g.llc} data-testid="lesson-llc" data-llc={g.llc}>
           <rect {...rect(g)} rx={6} fill="#ffffff" stroke={INK} strokeWidth={1.5} />
           <rect x={g.x} y={g.y} width={g.width} height={g.header} rx={6} fill={llcHue(g.llc).fill} opacity={0.35} />
-          <text x={g.x + 7} y={g.y + g.header / 2 + 1} dominantBaseline="central" fontSize={m.group.font} fontWeight={700}>
+          <text x={g.x + 7} y={g.y + g.header / 2 + 1} dominantBaseline="central" fontSize={m.text.group} fontWeight={700}>
             {g.label}
           </text>
           {g.cards.map((c) => {
@@ -100,25 +111,25 @@ function Cpus({ layout, state }: { layout: PictureLayout; state: PictureState })
               <g key={c.cpu} data-testid="lesson-cpu" data-cpu={c.cpu} data-cid={s.cid} data-tid={s.tid} data-differs={s.differs || undefined}>
                 <title>{cardTitle(s)}</title>
                 <rect {...rect(c)} rx={5} fill="#ffffff" stroke={s.differs ? DIFF : '#8a8a8a'} strokeWidth={s.differs ? 3 : 1.5} strokeDasharray={s.differs ? '5 3' : undefined} />
-                <text x={c.x + 4} y={c.y + 11} dominantBaseline="central" fontSize={c.cpu >= 100 ? m.card.font - 1 : m.card.font} fontWeight={700}>
+                <text x={c.x + 4} y={c.y + m.card.head / 2 + 1} dominantBaseline="central" fontSize={c.cpu >= 100 ? m.text.cpuWide : m.text.cpu} fontWeight={700}>
                   CPU {c.cpu}
                 </text>
                 {s.differs && (
                   <g data-testid="differs-mark">
-                    <rect x={c.x + c.width - 16} y={c.y + 2} width={14} height={17} rx={3} fill={DIFF} />
-                    <text x={c.x + c.width - 9} y={c.y + 11} dominantBaseline="central" textAnchor="middle" fontSize={14} fontWeight={700} fill="#000">
+                    <rect x={c.x + c.width - 2 - m.text.differs} y={c.y + 2} width={m.text.differs} height={m.text.differs + 3} rx={3} fill={DIFF} />
+                    <text x={c.x + c.width - 2 - m.text.differs / 2} y={c.y + Math.ceil(2 + (m.text.differs + 3) / 2)} dominantBaseline="central" textAnchor="middle" fontSize={m.text.differs} fontWeight={700} fill="#000">
                       ≠
                     </text>
                   </g>
                 )}
-                <Badge cx={c.badge.cx} cy={c.badge.cy} r={c.badge.r} cid={s.cid} lazy={s.lazy} font={m.card.font} />
+                <Badge cx={c.badge.cx} cy={c.badge.cy} r={c.badge.r} cid={s.cid} lazy={s.lazy} font={m.text.cpu} lazyFont={m.text.lazy} />
                 {s.recent >= 0 ? (
-                  <text x={c.badge.cx + c.badge.r + 4} y={c.badge.cy} dominantBaseline="central" fontSize={m.card.chipFont - 1} fill={INK}>
+                  <text x={c.badge.cx + c.badge.r + 4} y={c.badge.cy} dominantBaseline="central" fontSize={m.text.note} fill={INK}>
                     recent {s.recent}
                   </text>
                 ) : (
                   s.cid < 0 && (
-                    <text x={c.badge.cx + c.badge.r + 4} y={c.badge.cy} dominantBaseline="central" fontSize={m.card.chipFont - 1} fill={MUTED}>
+                    <text x={c.badge.cx + c.badge.r + 4} y={c.badge.cy} dominantBaseline="central" fontSize={m.text.note} fill={MUTED}>
                       no cid
                     </text>
                   )
@@ -126,12 +137,12 @@ function Cpus({ layout, state }: { layout: PictureLayout; state: PictureState })
                 {s.tid >= 0 ? (
                   <g data-testid="lesson-thread">
                     <rect {...rect(c.chip)} rx={4} fill="#56B4E9" stroke={INK} strokeWidth={1} />
-                    <text x={c.chip.x + c.chip.width / 2} y={c.chip.y + c.chip.height / 2 + 1} dominantBaseline="central" textAnchor="middle" fontSize={m.card.chipFont} fontWeight={700}>
+                    <text x={c.chip.x + c.chip.width / 2} y={c.chip.y + c.chip.height / 2 + 1} dominantBaseline="central" textAnchor="middle" fontSize={m.text.chip} fontWeight={700}>
                       T{s.tid}
                     </text>
                   </g>
                 ) : (
-                  <text x={c.chip.x + c.chip.width / 2} y={c.chip.y + c.chip.height / 2 + 1} dominantBaseline="central" textAnchor="middle" fontSize={m.card.chipFont} fontStyle="italic" fill={MUTED}>
+                  <text x={c.chip.x + c.chip.width / 2} y={c.chip.y + c.chip.height / 2 + 1} dominantBaseline="central" textAnchor="middle" fontSize={m.text.chip} fontStyle="italic" fill={MUTED}>
                     idle
                   </text>
                 )}
@@ -152,7 +163,7 @@ function cardTitle(s: PictureState['cards'][number]): string {
 }
 
 /** The CPU's cid: a dark disc with the number; a dashed empty circle with "–" for none; "L" mark for LAZY_PUT. */
-function Badge({ cx, cy, r, cid, lazy, font }: { cx: number; cy: number; r: number; cid: number; lazy: boolean; font: number }) {
+function Badge({ cx, cy, r, cid, lazy, font, lazyFont }: { cx: number; cy: number; r: number; cid: number; lazy: boolean; font: number; lazyFont: number }) {
   if (cid < 0) {
     return (
       <g data-testid="cid-badge" data-cid="-1">
@@ -170,7 +181,7 @@ function Badge({ cx, cy, r, cid, lazy, font }: { cx: number; cy: number; r: numb
         {cid}
       </text>
       {lazy && (
-        <text x={cx + r + 4} y={cy + 1} dominantBaseline="central" fontSize={font - 3} fontWeight={700}>
+        <text x={cx + r + 4} y={cy + 1} dominantBaseline="central" fontSize={lazyFont} fontWeight={700}>
           LAZY
         </text>
       )}
@@ -184,14 +195,15 @@ function Cells({ layout, state, tag }: { layout: PictureLayout; state: PictureSt
     <g className="cells">
       {layout.rowLabels.map((l, i) => (
         <g key={i}>
-          <text x={l.cid.x} y={l.cid.y} dominantBaseline="central" fontSize={m.cell.font} fontWeight={700}>
+          <text x={l.cid.x} y={l.cid.y} dominantBaseline="central" fontSize={m.text.row} fontWeight={700}>
             cidmask
           </text>
-          <text x={l.area.x} y={l.area.y - 8} dominantBaseline="central" fontSize={m.cell.font} fontWeight={700}>
+          <text x={l.area.x} y={l.area.y - (m.projector ? 11 : 8)} dominantBaseline="central" fontSize={m.text.row} fontWeight={700}>
             data
           </text>
-          <text x={l.area.x} y={l.area.y + 9} dominantBaseline="central" fontSize={m.cell.font - 2} fill={MUTED}>
-            16 KiB/cid
+          {/* Projector: "16 KiB" fits the gutter at 18 px ("/cid": one area per cid, the cells say it) */}
+          <text x={l.area.x} y={l.area.y + (m.projector ? 12 : 9)} dominantBaseline="central" fontSize={m.text.rowNote} fill={MUTED}>
+            {m.projector ? '16 KiB' : '16 KiB/cid'}
           </text>
         </g>
       ))}
@@ -201,10 +213,10 @@ function Cells({ layout, state, tag }: { layout: PictureLayout; state: PictureSt
           <g key={c.index} data-testid="cid-bit" data-cid={c.index} data-set={set ? 1 : 0}>
             <title>{`cid ${c.index}: ${set ? '1 — allocated (owned by a CPU)' : '0 — free'}`}</title>
             <rect {...rect(c)} rx={3} fill={set ? INK : '#ffffff'} stroke={set ? INK : '#8a8a8a'} strokeWidth={1.5} strokeDasharray={set ? undefined : '4 3'} />
-            <text x={c.x + c.width / 2} y={c.y + c.height / 2 + 1} dominantBaseline="central" textAnchor="middle" fontSize={m.cell.font + 2} fontWeight={700} fill={set ? '#ffffff' : MUTED}>
+            <text x={c.x + c.width / 2} y={c.y + c.height / 2 + 1} dominantBaseline="central" textAnchor="middle" fontSize={m.text.bit} fontWeight={700} fill={set ? '#ffffff' : MUTED}>
               {set ? '1' : '0'}
             </text>
-            <text x={c.x + c.width / 2} y={c.y + c.height + 9} dominantBaseline="central" textAnchor="middle" fontSize={m.cell.font - 1} fill={INK}>
+            <text x={c.x + c.width / 2} y={c.y + c.height + m.cell.indexGap / 2} dominantBaseline="central" textAnchor="middle" fontSize={m.text.index} fill={INK}>
               {c.index}
             </text>
           </g>
@@ -220,10 +232,10 @@ function Cells({ layout, state, tag }: { layout: PictureLayout; state: PictureSt
           <g key={c.index} data-testid="area" data-area={c.index} data-kind={a.kind} data-llc={a.llc}>
             <title>{a.title}</title>
             <rect {...rect(c)} rx={3} fill={fill} stroke={a.kind === 'unused' ? '#8a8a8a' : INK} strokeWidth={1.5} strokeDasharray={a.kind === 'unused' ? '4 3' : undefined} />
-            <text x={c.x + c.width / 2} y={c.y + c.height / 2 + (a.lines[1] ? -8 : 1)} dominantBaseline="central" textAnchor="middle" fontSize={m.cell.font} fontWeight={700} fill={text}>
+            <text x={c.x + c.width / 2} y={c.y + c.height / 2 + (a.lines[1] ? -(m.projector ? 11 : 8) : 1)} dominantBaseline="central" textAnchor="middle" fontSize={m.text.area} fontWeight={700} fill={text}>
               {a.lines[0]}
             </text>
-            <text x={c.x + c.width / 2} y={c.y + c.height / 2 + 9} dominantBaseline="central" textAnchor="middle" fontSize={m.cell.font} fontWeight={a.kind === 'cached' ? 700 : 400} fill={text}>
+            <text x={c.x + c.width / 2} y={c.y + c.height / 2 + (m.projector ? 12 : 9)} dominantBaseline="central" textAnchor="middle" fontSize={m.text.area} fontWeight={a.kind === 'cached' ? 700 : 400} fill={text}>
               {a.lines[1]}
             </text>
           </g>
@@ -231,8 +243,8 @@ function Cells({ layout, state, tag }: { layout: PictureLayout; state: PictureSt
       })}
       <g data-testid="dram">
         <rect {...rect(layout.dram)} rx={3} fill={`url(#cold-${tag})`} stroke={INK} strokeWidth={1} />
-        <text x={layout.dram.x + 8} y={layout.dram.y + layout.dram.height / 2 + 1} dominantBaseline="central" fontSize={m.cell.font} fontWeight={700}>
-          {layout.dram.width > 420 ? 'DRAM — where a line comes from when no cache holds it' : 'DRAM (lines in no cache)'}
+        <text x={layout.dram.x + 8} y={layout.dram.y + layout.dram.height / 2 + 1} dominantBaseline="central" fontSize={m.text.dram} fontWeight={700}>
+          {layout.dram.width > (m.projector ? 36 * m.text.dram : 420) ? 'DRAM — where a line comes from when no cache holds it' : 'DRAM (lines in no cache)'}
         </text>
       </g>
     </g>
@@ -301,10 +313,11 @@ function Motion({ layout, state, run, moveMs, tag }: { layout: PictureLayout; st
       const card = layout.cards.get(f.cpu)
       if (!cell || !card) continue
       const chip = sel.append('g').attr('class', 'flight').attr('transform', `translate(${cell.x + cell.width / 2},${cell.y + cell.height / 2})`)
-      chip.append('rect').attr('x', -24).attr('y', -13).attr('width', 48).attr('height', 26).attr('rx', 13)
+      const fs = layout.metrics.text.flight
+      chip.append('rect').attr('x', -fs * 1.7).attr('y', -fs * 0.93).attr('width', fs * 3.4).attr('height', fs * 1.86).attr('rx', fs * 0.93)
         .attr('fill', MOTION).attr('stroke', INK).attr('stroke-width', 1.5)
       chip.append('text').attr('text-anchor', 'middle').attr('dominant-baseline', 'central').attr('y', 1)
-        .attr('font-size', 14).attr('font-weight', 700).text(`cid ${f.cid}`)
+        .attr('font-size', fs).attr('font-weight', 700).text(`cid ${f.cid}`)
       chip.transition().duration(moveMs).ease(easeCubicInOut)
         .attr('transform', `translate(${card.badge.cx},${card.badge.cy})`)
         .transition().duration(moveMs * 0.4).attr('opacity', 0).remove()

@@ -21,8 +21,10 @@ export function LessonNarration(props: {
   paths: readonly { name: string; help: string }[]
   /** What a step is called in the heading (the lesson player says "Instant": its steps are the lesson's). */
   unit?: string
+  /** Records shown per run before the rest are summed up (presenter mode: fewer, in projector type). */
+  maxLines?: number
 }) {
-  const { runs, step, lastStep, timeNs, finished, notice, paths, unit = 'Step' } = props
+  const { runs, step, lastStep, timeNs, finished, notice, paths, unit = 'Step', maxLines = MAX_LINES } = props
   const helpOf = (name?: string) => paths.find((p) => p.name === name)?.help
   return (
     <section className="panel lesson-narration" aria-label="What the allocator did, and why" aria-live="polite" data-testid="lesson-narration">
@@ -39,7 +41,7 @@ export function LessonNarration(props: {
                 {VARIANT_LOOK[r.variant].name}
               </h3>
             )}
-            <NarrationLines run={r} helpOf={helpOf} />
+            <NarrationLines run={r} helpOf={helpOf} max={maxLines} />
           </div>
         ))}
       {finished && <p className="hint strong" data-testid="lesson-finished">The run has ended: every thread made its measured bursts and exited.</p>}
@@ -58,10 +60,10 @@ const MAX_LINES = 5
 /** The branch whose help sentence is shown: the first cid decision, else the first record. */
 const MAIN_PATHS = ['RECENT_CID', 'EXPAND_MAX_NR_CID', 'FIRST_FREE', 'KEEP_PCPU_CID']
 
-function NarrationLines({ run, helpOf }: { run: LessonRunView; helpOf: (name?: string) => string | undefined }) {
+function NarrationLines({ run, helpOf, max }: { run: LessonRunView; helpOf: (name?: string) => string | undefined; max: number }) {
   const lines = run.narration
   const main = lines.find((l) => l.path && MAIN_PATHS.includes(l.path)) ?? lines.find((l) => l.path)
-  const shown = lines.length > MAX_LINES ? [...lines.slice(0, MAX_LINES - 2), ...lines.slice(-1)] : lines
+  const shown = lines.length > max ? [...lines.slice(0, Math.max(1, max - 2)), ...lines.slice(-1)] : lines
   const hidden = lines.length - shown.length
   return (
     <ul className="narration-lines">

@@ -1,7 +1,7 @@
 // The lesson picture's layout and the chart's scales: pure maths, no DOM.
 import { describe, expect, it } from 'vitest'
 import type { Topology } from '../../core/types'
-import { METRICS, arrowGeometry, cellCount, chartScales, groupCpus, layoutCells, layoutPicture, nsTickLabel, pointOnArrow, type Rect } from './layout'
+import { METRICS, PROJECTOR_METRICS, PROJECTOR_MIN_FONT, arrowGeometry, cellCount, chartScales, fitProjectorPicture, groupCpus, layoutCells, layoutPicture, nsTickLabel, pointOnArrow, type Rect } from './layout'
 
 /** classroom-8: 4 cores x 2 threads, 2 L3s; CPU i+4 is CPU i's sibling. */
 const classroom: Topology = {
@@ -144,5 +144,51 @@ describe('the chart of ns per burst', () => {
     expect(nsTickLabel(500)).toBe('500 ns')
     expect(nsTickLabel(2000)).toBe('2 µs')
     expect(nsTickLabel(1e7)).toBe('10 ms')
+  })
+})
+
+describe('the projector layout (presenter mode)', () => {
+  const eight = [0, 1, 2, 3, 4, 5, 6, 7]
+  it('draws every label at 18 units or more', () => {
+    for (const [k, v] of Object.entries(PROJECTOR_METRICS.text)) expect(v, k).toBeGreaterThanOrEqual(PROJECTOR_MIN_FONT)
+    // the page's own densities are unchanged (smaller: the rule is for projectors)
+    expect(METRICS[0].text.rowNote).toBe(12)
+  })
+  it('names the socket in the L3 heading instead of a heading row', () => {
+    const l = layoutPicture({ topology: epyc, cpus: eight, cells: 8, width: 600, projector: true })
+    expect(l.metrics).toBe(PROJECTOR_METRICS)
+    expect(l.socketLabels).toEqual([])
+    expect(l.groups[0].label).toBe('L3 #0 · socket 0')
+    expect(layoutPicture({ topology: epyc, cpus: eight, cells: 8, width: 600 }).socketLabels.length).toBe(1)
+  })
+  it('picks the layout drawn largest in the stage: 8 CPUs of one L3 at 1280x720 scale up (labels >= 18 px)', () => {
+    // the presenter stage's picture box at 1280x720 is about 720 x 440 px
+    const { layout, scale } = fitProjectorPicture({ topology: epyc, cpus: eight, cells: 8 }, 720, 440)
+    expect(scale).toBeGreaterThanOrEqual(1.1)
+    expect(layout.width * scale).toBeLessThanOrEqual(720 + 0.5)
+    expect(layout.height * scale).toBeLessThanOrEqual(440 + 0.5)
+    // 4 + 4 cards, not one long row
+    expect(new Set([...layout.cards.values()].map((c) => c.y)).size).toBe(2)
+    // no layout width does better
+    for (let w = 300; w <= 1400; w += 50) {
+      const l = layoutPicture({ topology: epyc, cpus: eight, cells: 8, width: w, projector: true })
+      expect(Math.min(720 / l.width, 440 / l.height)).toBeLessThanOrEqual(scale + 1e-9)
+    }
+  })
+  it('grows with the projector: at 1920x1080 the labels are half as large again', () => {
+    const small = fitProjectorPicture({ topology: epyc, cpus: eight, cells: 8 }, 720, 440).scale
+    const big = fitProjectorPicture({ topology: epyc, cpus: eight, cells: 8 }, 1120, 700).scale
+    expect(big).toBeGreaterThan(1.5 * small)
+  })
+  it('keeps a card\u2019s labels inside the card: "recent 7" beside the badge, the chip below', () => {
+    const l = layoutPicture({ topology: epyc, cpus: eight, cells: 8, width: 600, projector: true })
+    const m = l.metrics
+    for (const c of l.cards.values()) {
+      const noteEnd = c.badge.cx + c.badge.r + 4 + 'recent 7'.length * 0.6 * m.text.note
+      expect(noteEnd).toBeLessThanOrEqual(c.x + c.width)
+      expect(c.badge.cy + c.badge.r).toBeLessThanOrEqual(c.chip.y)
+      expect(inside(c.chip, c)).toBe(true)
+    }
+    for (const a of l.area) expect(a.width).toBeGreaterThanOrEqual('DRAM'.length * 0.62 * m.text.area)
   })
 })

@@ -48,30 +48,102 @@ export interface CellPos extends Rect {
 }
 
 export interface PictureMetrics {
-  card: { width: number; height: number; gap: number; font: number; chipFont: number; badgeR: number }
+  /** head: the "CPU n" row's height; chipHeight: the thread chip's. */
+  card: { width: number; height: number; gap: number; font: number; chipFont: number; badgeR: number; head: number; chipHeight: number }
   group: { header: number; pad: number; gap: number; font: number }
-  cell: { height: number; areaHeight: number; gap: number; font: number; min: number; max: number }
+  /** indexGap: the row of cid numbers between a cidmask row and its data row. */
+  cell: { height: number; areaHeight: number; gap: number; font: number; min: number; max: number; indexGap: number }
   gutter: number
   rowGap: number
+  dramHeight: number
+  /** Every label's font size, drawing units. */
+  text: PictureText
+  /**
+   * Projector layout (presenter mode): the socket named in its L3's heading (no heading
+   * row of its own), the data row's size note shortened; every label 18 units and up, so
+   * the drawing, scaled to fill the stage at 1 or more, draws no text under 18 px.
+   */
+  projector: boolean
+}
+
+export interface PictureText {
+  socket: number
+  group: number
+  cpu: number
+  /** "CPU 100" and up. */
+  cpuWide: number
+  /** "recent n", "no cid". */
+  note: number
+  /** The thread chip "T1002", "idle". */
+  chip: number
+  lazy: number
+  differs: number
+  bit: number
+  /** The cid numbers under the cidmask. */
+  index: number
+  /** "cidmask", "data". */
+  row: number
+  /** "16 KiB/cid". */
+  rowNote: number
+  area: number
+  dram: number
+  /** The "cid n" chip flying to a CPU. */
+  flight: number
+}
+
+/** The text sizes of the page picture's densities (derived from their base fonts). */
+function textOf(card: { font: number; chipFont: number }, groupFont: number, cellFont: number): PictureText {
+  return {
+    socket: groupFont + 1, group: groupFont, cpu: card.font, cpuWide: card.font - 1, note: card.chipFont - 1, chip: card.chipFont,
+    lazy: card.font - 3, differs: 14, bit: cellFont + 2, index: cellFont - 1, row: cellFont, rowNote: cellFont - 2, area: cellFont,
+    dram: cellFont, flight: 14,
+  }
 }
 
 /** Two densities: the layout uses the first whose CPU rows fit `maxCpuHeight`. */
 export const METRICS: readonly PictureMetrics[] = [
   {
-    card: { width: 96, height: 72, gap: 8, font: 15, chipFont: 14, badgeR: 12 },
+    card: { width: 96, height: 72, gap: 8, font: 15, chipFont: 14, badgeR: 12, head: 20, chipHeight: 21 },
     group: { header: 24, pad: 6, gap: 10, font: 14 },
-    cell: { height: 30, areaHeight: 38, gap: 4, font: 14, min: 38, max: 64 },
+    cell: { height: 30, areaHeight: 38, gap: 4, font: 14, min: 38, max: 64, indexGap: 18 },
     gutter: 74,
     rowGap: 10,
+    dramHeight: 22,
+    text: textOf({ font: 15, chipFont: 14 }, 14, 14),
+    projector: false,
   },
   {
-    card: { width: 84, height: 64, gap: 6, font: 14, chipFont: 13, badgeR: 10 },
+    card: { width: 84, height: 64, gap: 6, font: 14, chipFont: 13, badgeR: 10, head: 20, chipHeight: 21 },
     group: { header: 22, pad: 5, gap: 8, font: 13 },
-    cell: { height: 28, areaHeight: 36, gap: 3, font: 13, min: 34, max: 56 },
+    cell: { height: 28, areaHeight: 36, gap: 3, font: 13, min: 34, max: 56, indexGap: 18 },
     gutter: 70,
     rowGap: 8,
+    dramHeight: 22,
+    text: textOf({ font: 14, chipFont: 13 }, 13, 13),
+    projector: false,
   },
 ]
+
+/** The smallest label of the projector layout, drawing units (the projector rule: 18 px). */
+export const PROJECTOR_MIN_FONT = 18
+
+/**
+ * Presenter mode's density: fewer, larger labels. Every text is PROJECTOR_MIN_FONT or more,
+ * and the boxes are sized for it (a card holds "recent 7" at 18 beside its badge).
+ */
+export const PROJECTOR_METRICS: PictureMetrics = {
+  card: { width: 134, height: 88, gap: 8, font: 19, chipFont: 18, badgeR: 14, head: 24, chipHeight: 27 },
+  group: { header: 28, pad: 6, gap: 10, font: 19 },
+  cell: { height: 36, areaHeight: 50, gap: 5, font: 18, min: 58, max: 72, indexGap: 24 },
+  gutter: 100,
+  rowGap: 12,
+  dramHeight: 30,
+  text: {
+    socket: 19, group: 19, cpu: 19, cpuWide: 18, note: 18, chip: 18, lazy: 18, differs: 20, bit: 21, index: 18,
+    row: 19, rowNote: 18, area: 18, dram: 18, flight: 18,
+  },
+  projector: true,
+}
 
 export interface PictureLayout {
   width: number
@@ -106,6 +178,8 @@ export interface PictureInput {
   width: number
   /** CPU rows taller than this switch to the compact density. */
   maxCpuHeight?: number
+  /** Presenter mode: PROJECTOR_METRICS, one density. */
+  projector?: boolean
 }
 
 /** Rough text width for a font size (the topology view uses the same rule). */
@@ -148,7 +222,7 @@ function placeGroupsCapped(topology: Topology, cpus: readonly number[], width: n
   let emptySlots = 0
   let socket = -1
   for (const g of groupCpus(topology, cpus)) {
-    if (sockets > 1 && g.socket !== socket) {
+    if (sockets > 1 && !m.projector && g.socket !== socket) {
       // Each socket's L3s start on a new row under a "Socket s" heading.
       if (socket >= 0) y += rowHeight + m.group.gap
       socket = g.socket
@@ -157,7 +231,8 @@ function placeGroupsCapped(topology: Topology, cpus: readonly number[], width: n
       x = 0
       rowHeight = 0
     }
-    const label = `L3 #${g.llc}`
+    // Projector: the socket in the L3's heading, no heading row of its own.
+    const label = m.projector && sockets > 1 ? `L3 #${g.llc} · socket ${g.socket}` : `L3 #${g.llc}`
     const maxCols = Math.max(1, Math.floor((width - 2 * m.group.pad + m.card.gap) / (m.card.width + m.card.gap)))
     const cols = Math.min(g.cpus.length, maxCols, cap)
     const rows = Math.ceil(g.cpus.length / cols)
@@ -177,8 +252,8 @@ function placeGroupsCapped(topology: Topology, cpus: readonly number[], width: n
       // Rows: "CPU n" | cid badge + "recent n" | the running thread's chip.
       return {
         cpu, llc: g.llc, x: cx, y: cy, width: m.card.width, height: m.card.height,
-        badge: { cx: cx + 5 + r, cy: cy + 20 + r, r },
-        chip: { x: cx + 4, y: cy + m.card.height - 25, width: m.card.width - 8, height: 21 },
+        badge: { cx: cx + 5 + r, cy: cy + m.card.head + r, r },
+        chip: { x: cx + 4, y: cy + m.card.height - 4 - m.card.chipHeight, width: m.card.width - 8, height: m.card.chipHeight },
       }
     })
     groups.push({ llc: g.llc, socket: g.socket, label, header: m.group.header, x, y, width: w, height: h, cards })
@@ -198,28 +273,28 @@ export function layoutCells(cells: number, width: number, m: PictureMetrics, top
   const cellW = Math.max(m.cell.min, Math.min(m.cell.max, Math.floor(fitAll)))
   const perRow = Math.max(1, Math.floor((avail + m.cell.gap) / (cellW + m.cell.gap)))
   const rows = Math.ceil(cells / perRow)
-  const pairHeight = m.cell.height + 18 + m.cell.areaHeight + m.rowGap
+  const pairHeight = m.cell.height + m.cell.indexGap + m.cell.areaHeight + m.rowGap
   const cid: CellPos[] = []
   const area: CellPos[] = []
   const rowLabels: PictureLayout['rowLabels'] = []
   for (let r = 0; r < rows; r++) {
     const y = top + r * pairHeight
-    rowLabels.push({ cid: { x: 0, y: y + m.cell.height / 2 }, area: { x: 0, y: y + m.cell.height + 18 + m.cell.areaHeight / 2 } })
+    rowLabels.push({ cid: { x: 0, y: y + m.cell.height / 2 }, area: { x: 0, y: y + m.cell.height + m.cell.indexGap + m.cell.areaHeight / 2 } })
   }
   for (let i = 0; i < cells; i++) {
     const r = Math.floor(i / perRow)
     const x = m.gutter + (i % perRow) * (cellW + m.cell.gap)
     const y = top + r * pairHeight
     cid.push({ index: i, x, y, width: cellW, height: m.cell.height })
-    area.push({ index: i, x, y: y + m.cell.height + 18, width: cellW, height: m.cell.areaHeight })
+    area.push({ index: i, x, y: y + m.cell.height + m.cell.indexGap, width: cellW, height: m.cell.areaHeight })
   }
   return { cid, area, rowLabels, bottom: top + rows * pairHeight - m.rowGap, perRow }
 }
 
 /** Lays out the whole picture for a width; the first density whose CPU rows fit maxCpuHeight. */
-export function layoutPicture({ topology, cpus, cells, width, maxCpuHeight = 260 }: PictureInput): PictureLayout {
+export function layoutPicture({ topology, cpus, cells, width, maxCpuHeight = 260, projector = false }: PictureInput): PictureLayout {
   let chosen: { m: PictureMetrics; placed: ReturnType<typeof placeGroups> } | null = null
-  for (const m of METRICS) {
+  for (const m of projector ? [PROJECTOR_METRICS] : METRICS) {
     const placed = placeGroups(topology, cpus, width, m, 0)
     chosen = { m, placed }
     if (placed.bottom <= maxCpuHeight) break
@@ -227,7 +302,7 @@ export function layoutPicture({ topology, cpus, cells, width, maxCpuHeight = 260
   const { m, placed } = chosen!
   const cellsTop = placed.bottom + 12
   const grid = layoutCells(Math.max(1, cells), width, m, cellsTop)
-  const dram = { x: m.gutter, y: grid.bottom + 8, width: Math.max(40, width - m.gutter), height: 22 }
+  const dram = { x: m.gutter, y: grid.bottom + 8, width: Math.max(40, width - m.gutter), height: m.dramHeight }
   const cards = new Map<number, CardPos>()
   for (const g of placed.groups) for (const c of g.cards) cards.set(c.cpu, c)
   const groupByLlc = new Map(placed.groups.map((g) => [g.llc, g]))
@@ -250,6 +325,26 @@ export function layoutPicture({ topology, cpus, cells, width, maxCpuHeight = 260
     rowLabels: grid.rowLabels,
     dram,
   }
+}
+
+/**
+ * Presenter mode: the projector layout that, scaled like an image to fill a box of
+ * boxWidth x boxHeight px (preserveAspectRatio meet), is drawn largest. Tries layout
+ * widths from narrow (cards wrap into more rows) to the box's width and keeps the one
+ * whose scale, min(boxWidth / width, boxHeight / height), is largest; its smallest label
+ * is then PROJECTOR_MIN_FONT x scale px on screen.
+ */
+export function fitProjectorPicture(input: Omit<PictureInput, 'width' | 'projector'>, boxWidth: number, boxHeight: number): { layout: PictureLayout; scale: number } {
+  const m = PROJECTOR_METRICS
+  const narrowest = m.gutter + Math.max(m.card.width + 2 * m.group.pad, 4 * (m.cell.min + m.cell.gap))
+  let best: { layout: PictureLayout; scale: number } | null = null
+  for (let w = narrowest; ; w += 12) {
+    const layout = layoutPicture({ ...input, width: Math.min(w, Math.max(narrowest, boxWidth)), projector: true })
+    const scale = Math.min(boxWidth / layout.width, boxHeight / layout.height)
+    if (!best || scale > best.scale + 1e-9) best = { layout, scale }
+    if (w >= boxWidth) break
+  }
+  return best!
 }
 
 /**
