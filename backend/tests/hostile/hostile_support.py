@@ -164,6 +164,20 @@ def tree_rss_mib(pid: int) -> float:
     return total / 1024
 
 
+def settle(pid: int, timeout_s: float = 10.0) -> None:
+    """Waits (at most timeout_s) until the server tree's RSS stops moving (two samples 0.5 s
+    apart within 1 MiB): the SQL fork server it starts in the background at start-up
+    (store/sql_process.py) must not count as an attack's growth."""
+    deadline = time.monotonic() + timeout_s
+    last = tree_rss_mib(pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = tree_rss_mib(pid)
+        if abs(now - last) < 1.0:
+            return
+        last = now
+
+
 class Watch:
     """During `with Watch(server):`, GET /api/health one after another (each timed, from a
     kept-alive connection, in a process of its own: health_probe.py, since in the test's
@@ -182,6 +196,7 @@ class Watch:
         self._stop = threading.Event()
 
     def __enter__(self) -> "Watch":
+        settle(self.server.pid)
         self.rss_before = tree_rss_mib(self.server.pid)
         self.rss_peak = self.rss_before
         probe = str(Path(__file__).with_name("health_probe.py"))
