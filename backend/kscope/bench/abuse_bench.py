@@ -132,6 +132,9 @@ class _HealthProbe:
         self.latencies, self.failures = result["latencies"], result["failures"]
 
 
+# 429s a query is retried after its Retry-After before it counts as refused (the page: 3).
+SQL_RETRIES = 8
+
 def _clean_refusal(r: httpx.Response) -> bool:
     """A refusal the client can act on: 4xx, or 503 with Retry-After, with a JSON detail."""
     try:
@@ -167,9 +170,17 @@ async def _query(http: httpx.AsyncClient, base: str, trace_id: str, token: str, 
     sql = ("SELECT cpu, next_pid % 7 AS k, count(*) AS n, min(ts_ns) AS first, max(ts_ns) AS last "
            f"FROM events WHERE ts_ns % 3 <> {n % 3} GROUP BY cpu, k ORDER BY n DESC")
     t0 = time.perf_counter()
+    retries = 0
     try:
-        r = await http.post(f"{base}/api/traces/{trace_id}/sql", json={"sql": sql},
-                            headers={"X-Kscope-Token": token})
+        # As the page's client does (core/fetch_retry.ts): a 429 is retried after the
+        # Retry-After it names, a few times; what is still refused then counts as refused.
+        while True:
+            r = await http.post(f"{base}/api/traces/{trace_id}/sql", json={"sql": sql},
+                                headers={"X-Kscope-Token": token})
+            if r.status_code != 429 or retries >= SQL_RETRIES:
+                break
+            retries += 1
+            await asyncio.sleep(min(float(r.headers.get("retry-after", "1") or 1), 5.0))
         if r.status_code == 200:
             outcome: dict[str, Any] = {"ok": True, "rows": len(r.json()["rows"])}
         elif _clean_refusal(r):
@@ -179,6 +190,7 @@ async def _query(http: httpx.AsyncClient, base: str, trace_id: str, token: str, 
     except httpx.HTTPError as err:
         outcome = {"error": f"{type(err).__name__}: {err}"}
     outcome["seconds"] = time.perf_counter() - t0
+    outcome["retries"] = retries
     return outcome
 
 
@@ -363,6 +375,7 @@ def _document(result: dict[str, Any], probe: _HealthProbe, uploads: int, followe
                     "p50_s": round(_percentile(up_times, 0.5), 2), "max_s": round(max(up_times, default=0.0), 2),
                     "first_errors": upload_errors[:5]},
         "sql": {"ok": sum(1 for o in q if o.get("ok")), "refused": sum(1 for o in q if "refused" in o),
+                "retries_after_429": sum(o.get("retries", 0) for o in q),
                 "errors": len(sql_errors), "p50_s": round(_percentile(q_times, 0.5), 2),
                 "max_s": round(max(q_times, default=0.0), 2), "first_errors": sql_errors[:5]},
         "room": room,
