@@ -144,3 +144,10 @@ async function pixelStats(page: Page, png: Buffer): Promise<{ colours: number; i
   }, png.toString('base64'));
 }
 
+
+/** Uploads a trace file through the Traces library's picker and waits for its row. */
+export async function uploadInLibrary(page: Page, file: string): Promise<void> {
+  const name = file.split('/').pop()!;
+  await page.getByTestId('upload').setInputFiles(file);
+  await expect(page.getByTestId('trace-row').filter({ hasText: name }).first()).toBeVisible({ timeout: 25_000 });
+}

@@ -5,17 +5,12 @@
 // traces' tokens and opens the pair.
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors, uploadInLibrary as upload } from './page_helper';
 
 const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
 const VM16 = new URL('../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
 const EXPECTED4 = JSON.parse(readFileSync(`${THREADS4}.expected.json`, 'utf-8'));
 
-async function upload(page: Page, file: string): Promise<void> {
-  const name = file.split('/').pop()!;
-  await page.getByTestId('upload').setInputFiles(file);
-  await expect(page.getByTestId('trace-row').filter({ hasText: name }).first()).toBeVisible({ timeout: 25_000 });
-}
 
 const params = (url: string) => new URL(url).searchParams;
 
