@@ -189,6 +189,8 @@ struct ks_tracedat_decoder {
     int32_t waiting;                /* cursor that wants data, -1 none */
     ks_ftrace_decoder *text;        /* latency: the trace text decoder */
     int64_t text_end;               /* end of the latency text (-1: end of file) */
+    uint32_t text_newlines;         /* latency: '\n' fed to the text decoder so far */
+    int64_t text_line_off;          /* latency: file offset of the line being fed (-1: none yet) */
     char *scratch;
 };
 
@@ -989,7 +991,8 @@ static int32_t run_records(ks_tracedat_decoder *dec, ks_event_log *sink)
     }
 }
 
-static int32_t feed_text(ks_tracedat_decoder *dec, const char *chunk, int32_t len, ks_event_log *sink);
+static int32_t feed_text(ks_tracedat_decoder *dec, int64_t off, const char *chunk, int32_t len,
+                         ks_event_log *sink);
 
 /* ---- the header steps ---------------------------------------------------------------------------- */
 
@@ -1673,7 +1676,7 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
                 return KS_ERR_NO_MEMORY;
             if (dec->text_end >= 0 && dec->pos >= dec->text_end) {
                 dec->step = ST_DONE;
-                int32_t status = feed_text(dec, NULL, 0, sink);
+                int32_t status = feed_text(dec, dec->pos, NULL, 0, sink);
                 if (status != KS_OK)
                     return status;
                 break;
@@ -1709,6 +1712,7 @@ int32_t ks_tracedat_decoder_new(ks_tracedat_decoder **out)
         return KS_ERR_NO_MEMORY;
     }
     dec->stats.error_offset = -1;
+    dec->text_line_off = -1;
     dec->waiting = -1;
     dec->step = ST_MAGIC;
     need(dec, TD_MAGIC_LEN);                    /* the first want: the magic */
@@ -1745,8 +1749,38 @@ int32_t ks_tracedat_decoder_want(const ks_tracedat_decoder *dec, int64_t *offset
     return KS_OK;
 }
 
-/* Copies latency text through the ftrace text decoder, adding its counts to ours. */
-static int32_t feed_text(ks_tracedat_decoder *dec, const char *chunk, int32_t len, ks_event_log *sink)
+/* File offset where line `line` (1-based, as the text decoder counts) of the latency text
+ * starts, given the chunk just fed at `off` (NULL at finish). The text decoder counts lines,
+ * not bytes; the offset is found here so that it names the line whatever the chunking. */
+static int64_t text_line_offset(const ks_tracedat_decoder *dec, int64_t off, const char *chunk,
+                                int32_t len, int32_t line)
+{
+    uint32_t seen = dec->text_newlines;
+    if (line <= 0 || (uint32_t)line - 1 <= seen)
+        return dec->text_line_off >= 0 ? dec->text_line_off : off;
+    for (int32_t i = 0; chunk && i < len; i++)
+        if (chunk[i] == '\n' && ++seen == (uint32_t)line - 1)
+            return off + i + 1;
+    return off;
+}
+
+/* After a chunk at `off` went to the text decoder: count its newlines, keep where the
+ * unfinished line starts. */
+static void track_text_lines(ks_tracedat_decoder *dec, int64_t off, const char *chunk, int32_t len)
+{
+    if (dec->text_line_off < 0 && len > 0)
+        dec->text_line_off = off;
+    for (int32_t i = 0; i < len; i++)
+        if (chunk[i] == '\n') {
+            dec->text_newlines++;
+            dec->text_line_off = off + i + 1;
+        }
+}
+
+/* Copies latency text (the chunk at file offset `off`) through the ftrace text decoder,
+ * adding its counts to ours. Its first problem is placed at the start of its line. */
+static int32_t feed_text(ks_tracedat_decoder *dec, int64_t off, const char *chunk, int32_t len,
+                         ks_event_log *sink)
 {
     ks_ftrace_stats before, after;
     ks_ftrace_decoder_stats(dec->text, &before);
@@ -1756,8 +1790,13 @@ static int32_t feed_text(ks_tracedat_decoder *dec, const char *chunk, int32_t le
     dec->stats.events += after.events - before.events;
     dec->stats.generic_events += after.generic_events - before.generic_events;
     dec->stats.malformed += after.malformed_lines - before.malformed_lines;
-    if (after.malformed_lines > before.malformed_lines && dec->stats.error_offset < 0)
-        describe(dec, dec->pos, "latency text", after.first_error.message);
+    if (after.malformed_lines > before.malformed_lines && dec->stats.error_offset < 0) {
+        char msg[sizeof after.first_error.message + 48];
+        snprintf(msg, sizeof msg, "line %d of the latency text: %s", (int)after.first_error.line,
+                 after.first_error.message);
+        describe(dec, text_line_offset(dec, off, chunk, len, after.first_error.line), "latency text", msg);
+    }
+    track_text_lines(dec, off, chunk, len);
     return status;
 }
 
@@ -1767,7 +1806,7 @@ static int32_t end_of_file(ks_tracedat_decoder *dec, ks_event_log *sink)
     char msg[128];
     if (dec->step == ST_LATENCY) {
         dec->step = ST_DONE;
-        return dec->text ? feed_text(dec, NULL, 0, sink) : KS_OK;
+        return dec->text ? feed_text(dec, dec->pos, NULL, 0, sink) : KS_OK;
     }
     if (dec->step == ST_RECORDS && dec->waiting >= 0 && dec->cursors[dec->waiting].z) {
         td_cursor *c = &dec->cursors[dec->waiting];
@@ -1822,7 +1861,7 @@ int32_t ks_tracedat_decoder_feed(ks_tracedat_decoder *dec, int64_t offset, const
     dec->stats.bytes_fed += n;
     if (dec->step == ST_LATENCY) {
         dec->pos += n;
-        int32_t status = feed_text(dec, chunk, n, sink);
+        int32_t status = feed_text(dec, dec->pos - n, chunk, n, sink);
         if (status != KS_OK)
             return status;
         return run_header(dec, sink);
