@@ -18,7 +18,8 @@
  * lockstep, "run to next allocation" and each burst's data source are known.
  */
 import { useMemo } from 'react'
-import { WorkloadError, type KscopeCore, type Simulation } from '../../engine/wasm_bridge'
+import { WorkloadError } from '../../engine/core_errors'
+import type { KscopeCore, Simulation } from '../../engine/wasm_bridge'
 import {
   PlaybackController, usePlayback, type PlaybackActions, type PlaybackHost, type PlaybackSnapshot, type PlaybackStateFns,
   type UsePlayback,

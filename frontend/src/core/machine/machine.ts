@@ -3,7 +3,8 @@
  * a preset name into a Topology (or an error message for the error panel).
  */
 import { useEffect, useState } from 'react'
-import { KscopeError, loadCore } from '../../engine/wasm_bridge'
+import { KscopeError } from '../../engine/core_errors'
+import { loadCore } from '../../engine/wasm_bridge'
 import type { KscopeCore, PresetInfo, Topology } from '../shared/types'
 
 export type CoreState =

@@ -12,7 +12,9 @@
  * one frame read (Simulation documents the call counts); the URL is written
  * when playback stops, not 60 times a second.
  */
-import { WorkloadError, eventTypeMask, type KscopeCore, type Simulation } from '../../engine/wasm_bridge'
+import { WorkloadError } from '../../engine/core_errors'
+import { eventTypeMask } from '../../engine/sim_records'
+import type { KscopeCore, Simulation } from '../../engine/wasm_bridge'
 import { moveDurationMs } from '../playback/playback'
 import {
   PlaybackController, usePlayback, type PlaybackActions, type PlaybackHost, type PlaybackSnapshot, type PlaybackStateFns,

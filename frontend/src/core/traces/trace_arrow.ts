@@ -19,7 +19,8 @@
  * All strings are untrusted file content: they stay plain strings.
  */
 import { tableFromIPC, type Data, type Table } from 'apache-arrow'
-import { EVENT_TYPES, TYPE_GENERIC, type TraceColumns } from '../../engine/wasm_bridge'
+import { EVENT_TYPES } from '../../engine/sim_records'
+import { TYPE_GENERIC, type TraceColumns } from '../../engine/trace_records'
 import { StringInterner } from '../../engine/string_interner'
 
 type AnyData = Data

@@ -7,7 +7,8 @@
  * timeline view only reports intents, it never mutates the store.
  */
 import { useCallback, useMemo, useReducer, useRef } from 'react'
-import { KscopeError, openTraceLocally } from '../../engine/wasm_bridge'
+import { KscopeError } from '../../engine/core_errors'
+import { openTraceLocally } from '../../engine/trace_open_local'
 import { TraceApiError, fetchTopology, getTrace, statsFromPublic, type TracePublic } from './traces_api'
 import { provenanceLines } from './trace_meta'
 import {

@@ -2,7 +2,8 @@
 // here independently from the text (a regex over the lines, no decoder).
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { EVENT_TYPES, loadCore } from '../../engine/wasm_bridge'
+import { EVENT_TYPES } from '../../engine/sim_records'
+import { loadCore } from '../../engine/wasm_bridge'
 import { parseCpuList } from '../shared/cpulist'
 import { parseTraceMeta } from './trace_meta'
 import {

@@ -21,16 +21,11 @@
  * MEASURED data: every number here comes from a real kernel trace; nothing is
  * modelled. Times are the trace's own clock in ns.
  */
-import {
-  TYPE_EXIT, TYPE_MIGRATE, TYPE_SWITCH, TYPE_WAKEUP, TYPE_WAKEUP_NEW,
-  type TraceColumns, type TraceDecodeStats,
-} from '../../engine/wasm_bridge'
+import { TYPE_EXIT, TYPE_MIGRATE, TYPE_SWITCH, TYPE_WAKEUP, TYPE_WAKEUP_NEW, type TraceColumns, type TraceDecodeStats } from '../../engine/trace_records'
 import { parseTraceMeta, type TraceMeta } from './trace_meta'
 
-export {
-  EVENT_TYPES, TYPE_EXIT, TYPE_FORK, TYPE_FREE, TYPE_GENERIC, TYPE_MIGRATE, TYPE_RSEQ, TYPE_SWITCH, TYPE_WAKEUP,
-  TYPE_WAKEUP_NEW, TYPE_WAKING,
-} from '../../engine/wasm_bridge'
+export { EVENT_TYPES } from '../../engine/sim_records'
+export { TYPE_EXIT, TYPE_FORK, TYPE_FREE, TYPE_GENERIC, TYPE_MIGRATE, TYPE_RSEQ, TYPE_SWITCH, TYPE_WAKEUP, TYPE_WAKEUP_NEW, TYPE_WAKING } from '../../engine/trace_records'
 
 /** Where the trace came from: decoded in this browser, or stored on the server. */
 export type TraceOrigin = { kind: 'local' } | { kind: 'server'; id: string }

@@ -4,7 +4,7 @@
  * event) and the index over it. Shared by the window worker and the inline
  * path (tests, and browsers without module workers).
  */
-import type { TraceColumns } from '../../engine/wasm_bridge'
+import type { TraceColumns } from '../../engine/trace_records'
 import { openTraceStore, type TraceInput, type TraceStore } from './trace_store'
 
 export type WindowInput = Omit<TraceInput, 'columns'> & { window: NonNullable<TraceInput['window']> }

@@ -16,8 +16,8 @@
  * links are remembered in localStorage so the page can show and revoke them.
  */
 import { fetchRetrying } from '../shared/fetch_retry'
-import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../../engine/wasm_bridge'
-import { EVENT_TYPES } from '../../engine/wasm_bridge'
+import { TYPE_GENERIC, type TraceColumns, type TraceDecodeStats } from '../../engine/trace_records'
+import { EVENT_TYPES } from '../../engine/sim_records'
 import type * as api from '../shared/api_types'
 
 /** A route of the schema with its {params} filled in (a typo in a path template fails to compile). */
