@@ -135,8 +135,6 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/core/lesson/lesson_validate.ts': 9,
   'src/core/lesson/published.test.ts': 5,
   'src/core/lesson/published.ts': 1,
-  'src/core/playback/playback_controller.ts': 1,
-  'src/core/playback/playback_state.ts': 1,
   'src/core/rooms/room_client.test.ts': 3,
   'src/core/rooms/room_publish.test.ts': 1,
   'src/core/shared/api_types.ts': 2,
