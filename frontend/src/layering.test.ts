@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { checkImports, findImports } from '../scripts/check-imports.mjs'
+import { checkImports, findCycles, findImports } from '../scripts/check-imports.mjs'
 import { checkModelNames, countByFile, spellings, type Leak } from '../scripts/check-model-names.mjs'
 
 const script = fileURLToPath(new URL('../scripts/check-imports.mjs', import.meta.url))
@@ -212,6 +212,39 @@ const modelTree = {
   'src/engine/mm_cid/bridge.ts': 'export const MM_CID_PATHS = []\n',
   'src/core/lesson/player.ts': '// plays any model\nexport const x = 1\n',
 }
+
+/*
+ * The import cycles left (each a strongly connected component). The list only
+ * shrinks: a new cycle, or one that grew, fails; so does an entry that is gone.
+ * The engine's (wasm_bridge <-> trace_worker, the worker's message types;
+ * wasm_bridge <-> decompress, the errors) ended when wasm_bridge.ts was split.
+ */
+const KNOWN_CYCLES = [
+  ['src/core/lesson/lesson_controller.ts', 'src/core/lesson/lesson_expect.ts', 'src/core/lesson/lesson_quiz.ts', 'src/core/lesson/lesson_types.ts'],
+  ['src/pages/PresentPage.tsx', 'src/pages/PresentRoom.tsx'],
+  ['src/views/lesson/LessonPlayer.tsx', 'src/views/lesson/QuizPanel.tsx'],
+]
+
+describe('import cycles', () => {
+  it('finds a cycle through a type-only import, with a query and an index file', () => {
+    const root = tree({
+      'src/engine/wasm_bridge.ts': "import type { Msg } from './worker/'\nimport url from './x.wasm?url'\nexport const load = (m: Msg) => m\n",
+      'src/engine/worker/index.ts': "import { load } from '../wasm_bridge'\nexport type Msg = string\nexport const w = load\n",
+      'src/engine/self.ts': "import { a } from './self'\nexport const a = 1\n",
+      'src/core/store.ts': "import { load } from '../engine/wasm_bridge'\nexport const s = load\n",
+    })
+    expect(findCycles(root)).toEqual([
+      ['src/engine/self.ts'],
+      ['src/engine/wasm_bridge.ts', 'src/engine/worker/index.ts'],
+    ])
+  })
+
+  it('the engine has none; elsewhere only the known ones are left', () => {
+    const cycles = findCycles(packageRoot)
+    expect(cycles.filter((c) => c.some((f) => f.startsWith('src/engine/')))).toEqual([])
+    expect(cycles).toEqual(KNOWN_CYCLES)
+  })
+})
 
 describe('check-model-names', () => {
   it('accepts a model named only in its own folders and the registry', () => {
