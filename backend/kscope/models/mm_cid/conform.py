@@ -45,7 +45,6 @@ CAUSE_HELP = {
 }
 
 
-
 class NoCidField(NothingToCompare):
     """Every rseq_update lacks the mm_cid field (kernels before 6.3, e.g. 6.1): 422."""
 
