@@ -1,7 +1,8 @@
 """GET /api/traces/{id}/conform: a stored trace replayed through a model (conform_store.py).
 
 Owner or share token as for the other trace read routes (404 without either). 422 when the trace
-has no rseq_update or no scheduling events, or is too large to replay.
+has none of the events the model is compared with (e.g. rseq_update) or no scheduling events,
+or is too large to replay.
 """
 
 from typing import Annotated, Any
