@@ -99,7 +99,7 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
     kernel = meta.get("kernel") or str(report.extra.get("uname") or "")
     cpus = nr_cpus or int(meta.get("smp") or 0) or report.nr_cpus
     doc = module.replay(items, meta, kernel, variant=variant, hz=hz, keep=keep, nr_cpus=cpus, resync=resync,
-                 lost_events=report.lost_events, source=source)
+                        lost_events=report.lost_events, source=source)
     return {"file": str(path), "format": report.format, **({"buffer": buffer} if buffer is not None else {}), **doc}
 
 
@@ -108,14 +108,13 @@ def one_buffer(items: np.ndarray, names: list[str], compared: int | None = None
     """A trace.dat with several trace buffers (the top one and instances, each recording
     its own copy of the events it enables) is replayed from one of them: the one with the
     most records of the type the model is compared with (`compared`, the model's
-    COMPARED_TYPE; None: the default model's), then the most sched_switch records, then the most records,
-    then the first. Returns
-    (its records, its name), or (items, None) for a trace with one buffer."""
+    COMPARED_TYPE; None: the default model's), then the most sched_switch records, then
+    the most records, then the first. Returns (its records, its name), or (items, None)
+    for a trace with one buffer."""
     rec = items.view(records.RECORD)
     present = np.unique(rec["buffer"]) if len(rec) else np.array([], np.uint16)
     if len(present) < 2:
         return items, None
-
     if compared is None:
         compared = _conform_module(None).COMPARED_TYPE
 
