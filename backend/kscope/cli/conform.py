@@ -40,11 +40,8 @@ def add_parser(sub: Any) -> None:
                            "when the trace names no kernel, every variant replayed and the best agreement "
                            "chosen (variant_from \"inferred\", each variant's figures in \"variants\")")
     conf.add_argument("--hz", type=positive, default=250,
-                      help="CONFIG_HZ of the traced kernel: the modelled tick that runs the 100 ms scan "
-                           "(default 250)")
+                      help=f"{_each(models, lambda m: m.conform.hz_help)} (default 250)")
     conf.add_argument("--keep", type=positive, default=10, help="disagreements to list (default 10)")
-    conf.add_argument("--resync", action="store_true",
-                      help="after each disagreement the model adopts the kernel's cid: agreement then "
-                           "counts decisions taken from the kernel's state (no cascade)")
+    conf.add_argument("--resync", action="store_true", help=_each(models, lambda m: m.conform.resync_help))
     add_json(conf)
     conf.set_defaults(func=run)

@@ -33,6 +33,8 @@ class Conform:
     needs: str                 # what the trace must hold, for the FILE help
     variant_help: str          # how "auto" picks the variant
     module: str                # the module that computes it
+    hz_help: str = "CONFIG_HZ of the traced kernel: the modelled tick"  # what --hz drives in the model
+    resync_help: str = "after each disagreement the model adopts the kernel's decision"  # what --resync does
 
     def load(self) -> ModuleType:
         return _load(self.module)

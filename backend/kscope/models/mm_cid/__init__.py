@@ -26,6 +26,9 @@ MODEL = Model(
         variant_help="from the trace's kernel version (< 6.13: v6.12, 6.13-6.17: v6.13, "
                      ">= 6.18: v6.18; variant_from \"header\")",
         module="kscope.models.mm_cid.conform",
+        hz_help="CONFIG_HZ of the traced kernel: the modelled tick that runs the 100 ms scan",
+        resync_help="after each disagreement the model adopts the kernel's cid: agreement then counts "
+                    "decisions taken from the kernel's state (no cascade)",
     ),
     repro=Repro(
         about="seed 000 (7e019dc), librseq's intermittent benchmark on epyc-9654-2s",
