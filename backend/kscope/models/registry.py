@@ -4,7 +4,8 @@ Adding a model is one line in MODELS (name -> its package, kscope/models/<name>/
 exports `MODEL`, a models.model.Model). The CLI's choices (`kscope conform --algo`,
 `--variant`, `kscope repro TARGET`, `kscope repro --list`), the conform route's query
 patterns and the default model all come from here; nothing outside a model's package
-names a model (backend/tests/test_models_layering.py checks it).
+names a model (backend/tests/test_models_layering.py checks it, as `grep -ri NAME` would:
+any case, also inside longer words, so a name must be distinctive: "cpupri", not "rt").
 """
 
 import re
