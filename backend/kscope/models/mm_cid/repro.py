@@ -219,7 +219,7 @@ def calibration(topo: Topology, background: int) -> list[dict[str, Any]]:
         {"constant": "background traffic", "value": f"{background} B/us per core, "
                                                     f"{background * CORES_PER_LLC} B/us per L3",
          "source": ("ASSUMPTION from seed 000's text and the benchmark source: nothing but the "
-                    "benchmark runs; the other threads' sweeps are simulated (kscope/repro/mm_cid.py)"
+                    "benchmark runs; the other threads' sweeps are simulated (kscope/models/mm_cid/repro.py)"
                     if background == DEFAULT_BACKGROUND else "set with --background")},
         {"constant": "scheduler tick", "value": f"{TICK_MS} ms (HZ=250)",
          "source": "kscope's scheduler model (SCHED_TICK_NS); ASSUMPTION: the seed does not give "
