@@ -586,15 +586,19 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
     static const uint16_t rseq[] = {
         offsetof(ks_event, u.rseq_update.cpu_id), offsetof(ks_event, u.rseq_update.node_id),
         offsetof(ks_event, u.rseq_update.mm_cid) };
+    /* Which slots are comms (bit i: slot i is a char[KS_COMM_LEN]); a format whose field
+       has the other kind (the file's format can say anything) is not read as typed. */
     const uint16_t *at;
     int32_t count;
+    uint32_t comm_slots;
     switch (fmt->type) {
-    case KS_EV_SCHED_SWITCH: at = sw, count = 7; break;
-    case KS_EV_SCHED_WAKING: case KS_EV_SCHED_WAKEUP: case KS_EV_SCHED_WAKEUP_NEW: at = wake, count = 4; break;
-    case KS_EV_SCHED_MIGRATE_TASK: at = mig, count = 5; break;
-    case KS_EV_SCHED_PROCESS_FORK: at = fork, count = 4; break;
-    case KS_EV_SCHED_PROCESS_EXIT: case KS_EV_SCHED_PROCESS_FREE: at = exit, count = 4; break;
-    case KS_EV_RSEQ_UPDATE: at = rseq, count = 3; break;
+    case KS_EV_SCHED_SWITCH: at = sw, count = 7, comm_slots = 1u << 0 | 1u << 4; break;
+    case KS_EV_SCHED_WAKING: case KS_EV_SCHED_WAKEUP: case KS_EV_SCHED_WAKEUP_NEW:
+        at = wake, count = 4, comm_slots = 1u << 0; break;
+    case KS_EV_SCHED_MIGRATE_TASK: at = mig, count = 5, comm_slots = 1u << 0; break;
+    case KS_EV_SCHED_PROCESS_FORK: at = fork, count = 4, comm_slots = 1u << 0 | 1u << 2; break;
+    case KS_EV_SCHED_PROCESS_EXIT: case KS_EV_SCHED_PROCESS_FREE: at = exit, count = 4, comm_slots = 1u << 0; break;
+    case KS_EV_RSEQ_UPDATE: at = rseq, count = 3, comm_slots = 0; break;
     default: return false;
     }
     for (int32_t i = 0; i < count; i++) {
@@ -611,7 +615,9 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
         int32_t n;
         if (!field_bytes(dec, f, rec, &bytes, &n))
             return false;
-        if (f->kind == TD_INT || f->kind == TD_POINTER) {
+        if ((f->kind == TD_INT || f->kind == TD_POINTER) && ((comm_slots >> i) & 1)) {
+            return false;                               /* a number where a comm belongs */
+        } else if (f->kind == TD_INT || f->kind == TD_POINTER) {
             int64_t v = td_read_int(bytes, f->size, dec->big, f->is_signed);
             if (is_state) {
                 memcpy(dst, &v, sizeof v);
@@ -619,6 +625,8 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
                 int32_t v32 = (int32_t)v;
                 memcpy(dst, &v32, sizeof v32);
             }
+        } else if (!((comm_slots >> i) & 1)) {
+            return false;                               /* text where a number belongs */
         } else {                                        /* a comm: char[16] or __data_loc */
             memset(dst, 0, KS_COMM_LEN);
             int32_t len = 0;
@@ -911,10 +919,22 @@ static int32_t add_buffer(ks_tracedat_decoder *dec, const char *name, int64_t of
         dec->cursors = grown;
         dec->cap_cursors = cap;
     }
-    for (int32_t i = 0; i < n; i++)
-        dec->cursors[dec->nr_cursors++] = (td_cursor){ .cpu = cpus[i], .data_off = offs[i],
-                                                       .data_size = sizes[i], .done = sizes[i] <= 0,
+    for (int32_t i = 0; i < n; i++) {
+        /* Offsets and sizes are u64 in the file, read as int64: a block that would start
+           before the file or end past INT64_MAX is not read (never asked for). */
+        bool outside = sizes[i] > 0 && (offs[i] < 0 || offs[i] > INT64_MAX - sizes[i]);
+        if (outside) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "buffer '%.40s' CPU %d: its data block (offset %lld, %lld bytes) "
+                     "lies outside any file; not read", name, cpus[i], (long long)offs[i],
+                     (long long)sizes[i]);
+            note_malformed(dec, dec->pos, "options", msg);
+        }
+        dec->cursors[dec->nr_cursors++] = (td_cursor){ .cpu = cpus[i], .data_off = outside ? 0 : offs[i],
+                                                       .data_size = outside ? 0 : sizes[i],
+                                                       .done = outside || sizes[i] <= 0,
                                                        .buffer = (uint16_t)dec->nr_buffers };
+    }
     dec->nr_buffers++;
     if (dec->stats.nr_cpus < n)
         dec->stats.nr_cpus = n;
