@@ -8,6 +8,7 @@
  * exported lesson (kscope export-lesson) routes by hash: index.html#/learn/<id>.
  * Any other path is "notfound": a page that says so and links to the pages.
  */
+import { MODELS, modelOf } from '../models/registry'
 import { useCallback, useSyncExternalStore } from 'react'
 import { roomRouteOf, type RoomPageName } from './room_route'
 
@@ -17,10 +18,18 @@ export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | 'notfound
 export type LessonPageName = 'learn' | 'present' | 'notes' | 'embed'
 export const LESSON_PAGES: readonly LessonPageName[] = ['learn', 'present', 'notes', 'embed']
 
+/** The model and lesson the header's links open: the registry's first model, and its lesson (named after it). */
+const FIRST = MODELS[0].id
+
 export const PAGE_PATHS: Record<PageName, string> = {
-  topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid', traces: '/traces',
-  learn: '/learn/mm_cid', present: '/present/mm_cid', notes: '/notes/mm_cid', embed: '/embed/mm_cid/0',
+  topology: '/', simulate: '/simulate', lesson: `/lesson/${FIRST}`, traces: '/traces',
+  learn: `/learn/${FIRST}`, present: `/present/${FIRST}`, notes: `/notes/${FIRST}`, embed: `/embed/${FIRST}/0`,
   join: '/join', room: '/join', notfound: '/',
+}
+
+/** The model a /lesson/<model> path names (any id-like name: the page checks the registry), else null. */
+export function lessonModelOf(pathname: string): string | null {
+  return /^\/lesson\/([a-z0-9][a-z0-9_-]*)\/?$/.exec(pathname)?.[1] ?? null
 }
 
 /** A lesson page's route: which page, which lesson, and (embed) which step. Null for other paths. */
@@ -55,7 +64,7 @@ export function pageOf(pathname: string): PageName {
   if (roomRoute) return roomRoute.page
   const path = pathname.replace(/\/+$/, '')
   if (path === PAGE_PATHS.simulate) return 'simulate'
-  if (path === PAGE_PATHS.lesson) return 'lesson'
+  if (lessonModelOf(path) && modelOf(lessonModelOf(path)!)) return 'lesson'
   if (path === PAGE_PATHS.traces) return 'traces'
   if (path === '' || path === '/index.html') return 'topology'
   return 'notfound'

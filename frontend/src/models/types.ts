@@ -12,6 +12,7 @@
  *   narration   the model's words for its decision log (plain-words narration)
  *   quiz        the predict-next quiz kinds and how each answer is computed
  *   lesson      its JSON Schema fragment of the lesson format, plus cross-field checks
+ *   page        its free-running lesson page (/lesson/<id>)
  *   views       the lesson player's views of this model, and their names
  */
 import type { ComponentType } from 'react'
@@ -118,6 +119,8 @@ export interface ModelDescriptor {
     /** Cross-field checks the schema cannot say, on each step (fail(path, message) to report). */
     check: (ctx: LessonStepContext) => void
   }
+  /** The model's own lesson page at /lesson/<id> (pages/LessonPage.tsx shows it). */
+  page: ComponentType<{ navigate: (href: string) => void }>
   views: {
     /** Lesson view ids, in the order the player draws them. */
     ids: readonly string[]

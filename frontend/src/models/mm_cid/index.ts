@@ -9,8 +9,10 @@
  *   narration  core/lesson_narrate.ts: the allocator's branches in plain words
  *   quiz       next_cid, next_path (quiz.ts)
  *   lesson     lesson.schema.json (its $defs of the lesson format), lesson_checks.ts
+ *   page       LessonPage.tsx: the free-running page at /lesson/mm_cid
  *   views      views/mm_cid/ (this model's view folder): LessonStage and its panels
  */
+import { lazy } from 'react'
 import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf, type LessonVariant } from '../../core/lesson_state'
 import { burstInfos, costTotals, narrateRecord, narrateStep, ratioText, whyNoCid } from '../../core/lesson_narrate'
 import { MM_CID_PATHS } from '../../core/types'
@@ -49,6 +51,8 @@ export const mmCid: ModelDescriptor = {
   narration: { narrateStep, narrateRecord, whyNoCid, burstInfos, costTotals, ratioText },
   quiz: { kinds: QUIZ_KINDS, answer: quizAnswer, findEvent },
   lesson: { schema: schema as LessonSchemaFragment, check: checkLessonStep },
+  // Loaded on first visit (its own chunk; also keeps core/route -> registry free of a cycle through the page's header).
+  page: lazy(() => import('./LessonPage').then((m) => ({ default: m.MmCidLessonPage }))),
   views: {
     ids: (schema.$defs.view.enum as string[]),
     names: VIEW_NAMES,
