@@ -16,7 +16,7 @@
  *   views       the lesson player's views of this model, and their names
  */
 import type { ComponentType } from 'react'
-import type { LessonSchemaFragment } from '../core/lesson_schema'
+import type { LessonSchemaFragment } from '../core/lesson/lesson_schema'
 
 /** A run as the quiz engine and "run to event" read it: the model's decision log of one kernel. */
 export interface ModelRun<R = unknown> {

@@ -3,8 +3,8 @@
  * no chrome, for an iframe in slides. Nothing moves it: it shows that step.
  */
 import { useMemo } from 'react'
-import { positionFromSearch } from '../core/lesson_route'
-import { lessonRouteOf, useAppLocation } from '../core/route'
+import { positionFromSearch } from '../core/lesson/lesson_route'
+import { lessonRouteOf, useAppLocation } from '../core/shared/route'
 import { LessonPlayer, lessonModel } from '../views/lesson/LessonPlayer'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'

@@ -3,7 +3,7 @@
  * model found in models/registry.ts; an unknown model is the not-found page.
  */
 import { Suspense } from 'react'
-import { appLocation, lessonModelOf } from '../core/route'
+import { appLocation, lessonModelOf } from '../core/shared/route'
 import { modelOf } from '../models/registry'
 import { NotFoundPage } from './Landing'
 

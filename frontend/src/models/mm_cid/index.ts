@@ -13,13 +13,13 @@
  *   views      views/mm_cid/ (this model's view folder): LessonStage and its panels
  */
 import { lazy } from 'react'
-import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf, type LessonVariant } from '../../core/lesson_state'
-import { burstInfos, costTotals, narrateRecord, narrateStep, ratioText, whyNoCid } from '../../core/lesson_narrate'
-import { MM_CID_PATHS } from '../../core/types'
+import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf, type LessonVariant } from '../../core/lesson/lesson_state'
+import { burstInfos, costTotals, narrateRecord, narrateStep, ratioText, whyNoCid } from '../../core/lesson/lesson_narrate'
+import { MM_CID_PATHS } from '../../core/shared/types'
 import * as records from '../../engine/mm_cid_records'
 import { VARIANT_LOOK } from '../../views/mm_cid/marks'
 import { LessonStage, TAB_NAMES, VIEW_NAMES } from '../../views/mm_cid/LessonStage'
-import type { LessonSchemaFragment } from '../../core/lesson_schema'
+import type { LessonSchemaFragment } from '../../core/lesson/lesson_schema'
 import type { ModelDescriptor } from '../types'
 import { checkLessonStep } from './lesson_checks'
 import schema from './lesson.schema.json'

@@ -9,7 +9,7 @@
  * The lesson file never holds an answer: change the scenario (seed, variant, a
  * toggle) and the answer changes with it (core/lesson_quiz.test.ts proves it).
  */
-import type { MmCidPath, MmCidRecord } from '../../core/types'
+import type { MmCidPath, MmCidRecord } from '../../core/shared/types'
 import type { ModelQuizAnswer, ModelRun } from '../types'
 
 export const QUIZ_KINDS = ['next_cid', 'next_path'] as const

@@ -23,9 +23,9 @@
  * The player never changes the position itself: every move is onNavigate(next).
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
-import type { LessonPosition } from '../../core/lesson_position'
-import { useLessonPlayer } from '../../core/lesson_player'
-import type { Lesson, LessonHighlight, LessonViewId } from '../../core/lesson_types'
+import type { LessonPosition } from '../../core/lesson/lesson_position'
+import { useLessonPlayer } from '../../core/lesson/lesson_player'
+import type { Lesson, LessonHighlight, LessonViewId } from '../../core/lesson/lesson_types'
 import { modelOf } from '../../models/registry'
 import type { ModelDescriptor } from '../../models/types'
 import { FitBox } from './FitBox'

@@ -7,9 +7,9 @@
  * highlighted and which one the presenter focused.
  */
 import { useMemo, type ReactNode } from 'react'
-import type { LessonSnapshot } from '../../core/lesson_controller'
-import { lessonDurationMs } from '../../core/lesson_state'
-import type { LessonStep } from '../../core/lesson_types'
+import type { LessonSnapshot } from '../../core/lesson/lesson_controller'
+import { lessonDurationMs } from '../../core/lesson/lesson_state'
+import type { LessonStep } from '../../core/lesson/lesson_types'
 import type { ModelStageProps } from '../../models/types'
 import { PublishedTable } from '../lesson/PublishedTable'
 import { CostChart } from './CostChart'
