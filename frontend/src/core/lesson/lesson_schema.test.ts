@@ -2,6 +2,7 @@
 // model's fragment agrees with its decoder, and ajv's errors read as kscope's.
 import { describe, expect, it } from 'vitest'
 import { composeLessonSchema, jsonPath, lessonSchemaValidator, MODEL_DEFS } from './lesson_schema'
+import { compileLessonSchema } from './lesson_schema_build'
 import { MODELS } from '../../models/registry'
 
 describe('the composed lesson schema', () => {
@@ -26,6 +27,12 @@ describe('the composed lesson schema', () => {
     expect(() => composeLessonSchema({ ...rest, $defs }, ['x'])).toThrow(/\$defs\.claim is missing/)
   })
 
+  it('the precompiled validators (vite.config.ts) are the composition of the same files, one per registered model', async () => {
+    const { default: precompiled } = await import('virtual:lesson-validators')
+    expect(Object.keys(precompiled).sort()).toEqual(MODELS.map((m) => m.id).sort())
+    for (const m of MODELS) expect(precompiled[m.id]!.schema).toEqual(composeLessonSchema(m.lesson.schema, MODELS.map((x) => x.id)))
+  })
+
   it('quiz kinds are unique across models (the quiz engine finds the model by kind)', () => {
     const kinds = MODELS.flatMap((m) => m.quiz.kinds)
     expect(new Set(kinds).size).toBe(kinds.length)
@@ -39,7 +46,8 @@ describe('the composed lesson schema', () => {
   })
 
   it('an anyOf failure is one message, not one per branch; required fields say what is missing', () => {
-    const v = lessonSchemaValidator(composeLessonSchema(MODELS[0].lesson.schema, MODELS.map((m) => m.id)))
+    const schema = composeLessonSchema(MODELS[0].lesson.schema, MODELS.map((m) => m.id))
+    const v = lessonSchemaValidator(schema, compileLessonSchema(schema))
     const p = v.problems({ kscope_lesson: 1, id: 'x', title: 't', summary: 's', model: 'nope', steps: [{ id: 'a', title: 't', views: { show: [] }, narration: ' ', notes: 'n', expect: [{ kind: 'cids' }] }] })
       .map((x) => `${x.path}: ${x.message}`)
     expect(p).toContain(`$.model: must be one of ${MODELS.map((m) => JSON.stringify(m.id)).join(', ')}, got "nope"`)

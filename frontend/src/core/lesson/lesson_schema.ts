@@ -6,6 +6,12 @@
  *                                      highlights, event targets, quiz kinds and claims
  *        └── composeLessonSchema ──> one schema per model ──> ajv ──> LessonProblem[]
  *
+ * The composition and ajv's compilation run at build time (vite.config.ts,
+ * lesson_schema_build.ts: "virtual:lesson-validators" holds each model's
+ * precompiled standalone validator), so the browser ships neither ajv's
+ * compiler nor runs generated code through new Function (no 'unsafe-eval'),
+ * and the first lesson opens without a compile (about 1 s on these machines).
+ *
  * ajv's errors are turned into kscope's "<JSON path>: <what is wrong>" lines
  * (problemsOf): the same words for every keyword, or the schema's own
  * "x-messages" text for that keyword ({value} is the value found, {enum} the
@@ -13,8 +19,8 @@
  * composed schema written out for editors (scripts/gen-lesson-schema.mjs; a
  * test keeps it equal to composeLessonSchema's).
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
-import base from './lesson_schema.json'
+import type { ErrorObject } from 'ajv/dist/2020.js'
+import base from './lesson_schema.json' with { type: 'json' }
 
 type Schema = Record<string, unknown>
 type Json = unknown
@@ -36,9 +42,10 @@ export const MODEL_DEFS = ['runVariant', 'scenarioVariant', 'toggle', 'view', 'h
 /**
  * The generic schema with one model's fragment: its $defs added, the generic claims the
  * fragment names by $ref (claimTime, claimBurst) written in place (so the claim list reads
- * as one), and "model" one of modelIds.
+ * as one), and "model" one of modelIds (sorted).
  */
 export function composeLessonSchema(fragment: LessonSchemaFragment, modelIds: readonly string[]): Schema {
+  const ids = [...modelIds].sort()
   const generic = structuredClone(base) as Schema & { $defs: Record<string, Schema>; properties: Schema }
   const own = structuredClone(fragment.$defs) as Record<string, Schema>
   for (const d of MODEL_DEFS) if (!(d in own)) throw new Error(`lesson schema fragment: $defs.${d} is missing`)
@@ -49,16 +56,18 @@ export function composeLessonSchema(fragment: LessonSchemaFragment, modelIds: re
   })
   return {
     ...generic,
-    properties: { ...generic.properties, model: { ...(generic.properties.model as Schema), enum: [...modelIds] } },
+    properties: { ...generic.properties, model: { ...(generic.properties.model as Schema), enum: ids } },
     $defs: { ...generic.$defs, ...own },
   }
 }
 
-/** One ajv instance for every model's schema (x-messages is kscope's annotation). */
-function newAjv() {
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, discriminator: true, strict: true, strictTypes: false, strictRequired: false })
-  ajv.addKeyword({ keyword: 'x-messages', schemaType: 'object' })
-  return ajv
+/** ajv's options for lesson schemas (build time and tests): every error, with the schema and data it is about. */
+export const AJV_OPTIONS = { allErrors: true, verbose: true, discriminator: true, strict: true, strictTypes: false, strictRequired: false } as const
+
+/** A compiled validator as ajv (or its standalone code) makes it. */
+export interface CompiledValidator {
+  (data: unknown): boolean
+  errors?: ErrorObject[] | null
 }
 
 export interface LessonSchemaValidator {
@@ -67,9 +76,8 @@ export interface LessonSchemaValidator {
   problems: (data: Json) => LessonProblem[]
 }
 
-/** Compiles a composed schema (ajv generates its checking code once per model). */
-export function lessonSchemaValidator(schema: Schema): LessonSchemaValidator {
-  const validate: ValidateFunction = newAjv().compile(schema)
+/** A validator of a composed schema from its compiled (precompiled at build time) check. */
+export function lessonSchemaValidator(schema: Schema, validate: CompiledValidator): LessonSchemaValidator {
   return {
     schema,
     problems: (data) => (validate(data) ? [] : problemsOf(validate.errors ?? [], data, schema)),

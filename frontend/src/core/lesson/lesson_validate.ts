@@ -5,9 +5,10 @@
  *
  *   mm_cid.lesson.json: $.steps[4].quiz.compute.kind: must be one of "next_cid", "next_path", got "answer"
  *
- * The format is JSON Schema: the generic core/lesson_schema.json with the
+ * The format is JSON Schema: the generic core/lesson/lesson_schema.json with the
  * lesson's model's fragment (models/<model>/lesson.schema.json), composed and
- * checked by ajv (lesson_schema.ts). This file adds only what a schema cannot
+ * compiled by ajv at build time (lesson_schema_build.ts, vite.config.ts) and
+ * its errors worded by lesson_schema.ts. This file adds only what a schema cannot
  * say: a step's scenario is its own fields over $.defaults.scenario, so the
  * required fields, a pinned placement's CPU count and a repinned thread's
  * number are checked on the merged scenario; a variant named in a step must be
@@ -19,7 +20,8 @@
 import { parsePlacement, type LessonWorkload } from './lesson_state'
 import { LESSON_FORMAT_VERSION, type Lesson, type LessonAt, type LessonStep, type LessonToggleDef } from './lesson_types'
 import type { LessonExpect } from './lesson_expect'
-import { composeLessonSchema, lessonSchemaValidator, show, type LessonProblem, type LessonSchemaValidator } from './lesson_schema'
+import { lessonSchemaValidator, show, type LessonProblem, type LessonSchemaValidator } from './lesson_schema'
+import precompiled from 'virtual:lesson-validators'
 import { MODELS, modelOf } from '../../models/registry'
 import type { LessonStepContext, ModelDescriptor } from '../../models/types'
 
@@ -46,12 +48,14 @@ const obj = (v: Json): Obj => (isObj(v) ? v : {})
 const list = (v: Json): Json[] => (Array.isArray(v) ? v : [])
 const isInt = (v: Json): v is number => typeof v === 'number' && Number.isInteger(v)
 
-/** Each model's composed schema, compiled on first use. */
+/** Each model's composed schema with its validator (precompiled at build time: vite.config.ts). */
 const validators = new Map<string, LessonSchemaValidator>()
 function validatorFor(model: ModelDescriptor): LessonSchemaValidator {
   let v = validators.get(model.id)
   if (!v) {
-    v = lessonSchemaValidator(composeLessonSchema(model.lesson.schema, MODELS.map((m) => m.id)))
+    const compiled = precompiled[model.id]
+    if (!compiled) throw new Error(`no lesson validator for model "${model.id}" (models/${model.id}/lesson.schema.json missing?)`)
+    v = lessonSchemaValidator(compiled.schema, compiled.validate)
     validators.set(model.id, v)
   }
   return v
