@@ -6,7 +6,7 @@
  *                  record of a path in the model's log ("run to event"), or the end;
  *   quizAnswer     a predict-next quiz's answer: the model of the quiz's kind
  *                  (ModelDescriptor.quiz) reads it from the run after the step's
- *                  instant (mm_cid: thread tid's next cid, or the branch deciding it).
+ *                  instant (e.g. thread tid's next decision, or the branch making it).
  *
  * The lesson file never holds an answer: change the scenario (seed, variant, a
  * toggle) and the answer changes with it (lesson_quiz.test.ts proves it).

@@ -49,7 +49,7 @@ export type LessonAt = { step: number } | { time_ms: number } | { event: LessonE
 
 /**
  * What a predict-next quiz asks the model (the answer is computed when the step is shown):
- * kind is one of a model's quiz kinds (ModelDescriptor.quiz), e.g. mm_cid's next_cid, next_path.
+ * kind is one of a model's quiz kinds (ModelDescriptor.quiz).
  */
 export interface LessonQuizCompute {
   kind: string
@@ -78,7 +78,7 @@ export interface LessonToggleDef {
 
 /** A published table beside the model's figures (backend/kscope/data/published.json). */
 export interface LessonPublishedRef {
-  /** Entry key in published.json, e.g. "mm_cid_7e019dc". */
+  /** Entry key in published.json (backend/kscope/data/published.json). */
   entry: string
   /** The table (an array of rows) in that entry, e.g. "delay_200ms". */
   table: string

@@ -3,7 +3,7 @@
  * Lesson. Every problem is reported, not just the first, each as
  * "<file>: <JSON path>: <what is wrong>", e.g.
  *
- *   mm_cid.lesson.json: $.steps[4].quiz.compute.kind: must be one of "next_cid", "next_path", got "answer"
+ *   x.lesson.json: $.steps[4].quiz.compute.tid: must be an integer, got "1002"
  *
  * The format is JSON Schema: the generic core/lesson/lesson_schema.json with the
  * lesson's model's fragment (models/<model>/lesson.schema.json), composed and

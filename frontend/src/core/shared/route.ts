@@ -1,6 +1,6 @@
 /*
  * Which page the URL path names: "/" the landing page (what kscope is, where to
- * start, and the machine's topology), "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson, "/traces"
+ * start, and the machine's topology), "/simulate" the simulation, "/lesson/<model>" a model's lesson page, "/traces"
  * real kernel traces. The backend serves index.html for every
  * non-/api path, so a link straight to /simulate?... works. Navigation pushes
  * a history entry; Back/Forward (popstate) switch pages too. The lesson player
@@ -20,6 +20,9 @@ export const LESSON_PAGES: readonly LessonPageName[] = ['learn', 'present', 'not
 
 /** The model and lesson the header's links open: the registry's first model, and its lesson (named after it). */
 const FIRST = MODELS[0].id
+
+/** The lesson a lesson page opens when its URL names none: the first model's (lessons are named after their model). */
+export const DEFAULT_LESSON = FIRST
 
 export const PAGE_PATHS: Record<PageName, string> = {
   topology: '/', simulate: '/simulate', lesson: `/lesson/${FIRST}`, traces: '/traces',
@@ -42,7 +45,7 @@ export function lessonRouteOf(pathname: string): { page: LessonPageName; lesson:
 
 /**
  * Where the app is: path and query. From the hash when it holds a route
- * ("#/present/mm_cid?step=3"): an exported lesson opened from file:// or a
+ * ("#/present/<id>?step=3"): an exported lesson opened from file:// or a
  * static host without fallback routing uses hash routes.
  */
 export function appLocation(loc: { pathname: string; search: string; hash: string }): { pathname: string; search: string } {
@@ -88,12 +91,12 @@ function subscribe(onChange: () => void) {
   }
 }
 
-/** An in-app URL as a link's href: "/notes/mm_cid", or "index.html#/notes/mm_cid" under hash routing. */
+/** An in-app URL as a link's href: "/notes/<id>", or "index.html#/notes/<id>" under hash routing. */
 export function appHref(href: string): string {
   return hashRouting(window.location) ? `${window.location.pathname}#${href}` : href
 }
 
-/** Goes to an in-app URL ("/learn/mm_cid?step=2"): a history entry, or the hash under hash routing. */
+/** Goes to an in-app URL ("/learn/<id>?step=2"): a history entry, or the hash under hash routing. */
 export function navigateTo(href: string, { replace = false } = {}) {
   if (hashRouting(window.location)) {
     const url = `${window.location.pathname}${window.location.search}#${href}`
