@@ -79,8 +79,10 @@ export interface ModelStageProps {
 export interface ModelDescriptor {
   /** "mm_cid": the lesson's "model", the C core's algo prefix ("mm_cid:v6.13"). */
   id: string
-  /** A short human title ("mm_cid concurrency IDs (7e019dc)"). */
+  /** A short human title. */
   title: string
+  /** The header's tooltips for its lesson page and its step-by-step lesson. */
+  nav: { lessonTitle: string; learnTitle: string }
   variants: {
     /** Kernels a run can model, oldest first. */
     runs: readonly string[]

@@ -32,7 +32,7 @@ import {
   buildClock, burstSource, lastStep, recordsAtStep, stepAtTime, timeOf, nextRecordStep,
   type BurstSource, type LessonClock,
 } from './lesson_timeline'
-import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from './lesson_narrate'
+import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from '../../models/mm_cid/lesson_narrate'
 import { resolveAt, type QuizRun } from './lesson_quiz'
 import type { LessonAt } from './lesson_types'
 import type { BurstCost, CacheParams, MmCidRecord, MmCidView, RunTimeline, SimEvent, Topology } from '../shared/types'

@@ -6,7 +6,7 @@
  *   variants   v6.12 (before), v6.13 (7e019dc), v6.18; "compare" runs v6.12 and v6.13
  *   toggles    no_recent_cid, task_nr_cpus_allowed (wasm-core/src/algo/mm_cid.c "+flag")
  *   decoder    engine/mm_cid_records.ts: the core's mm_cid view bytes -> records
- *   narration  core/lesson_narrate.ts: the allocator's branches in plain words
+ *   narration  lesson_narrate.ts: the allocator's branches in plain words
  *   quiz       next_cid, next_path (quiz.ts)
  *   lesson     lesson.schema.json (its $defs of the lesson format), lesson_checks.ts
  *   page       LessonPage.tsx: the free-running page at /lesson/mm_cid
@@ -14,7 +14,7 @@
  */
 import { lazy } from 'react'
 import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf, type LessonVariant } from '../../core/lesson/lesson_state'
-import { burstInfos, costTotals, narrateRecord, narrateStep, ratioText, whyNoCid } from '../../core/lesson/lesson_narrate'
+import { burstInfos, costTotals, narrateRecord, narrateStep, ratioText, whyNoCid } from './lesson_narrate'
 import { MM_CID_PATHS } from '../../core/shared/types'
 import * as records from '../../engine/mm_cid_records'
 import { VARIANT_LOOK } from '../../views/mm_cid/marks'
@@ -30,6 +30,10 @@ const RUNS = ['v6.12', 'v6.13', 'v6.18'] as const
 export const mmCid: ModelDescriptor = {
   id: 'mm_cid',
   title: 'mm_cid: concurrency IDs kept cache-local (7e019dc)',
+  nav: {
+    lessonTitle: 'Why 7e019dc (v6.13) keeps RSEQ concurrency IDs cache-local for intermittent workloads',
+    learnTitle: 'The mm_cid lesson as steps: narration, predict-next quizzes, bug toggles; presenter mode from there',
+  },
   variants: {
     runs: RUNS,
     runsOf: (v) => ((RUNS as readonly string[]).includes(v) || v === 'compare' ? variantsOf(v as LessonVariant) : []),
