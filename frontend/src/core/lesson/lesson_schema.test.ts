@@ -9,7 +9,7 @@ describe('the composed lesson schema', () => {
   it('lessons/lesson.schema.json (for editors) is the composition of the generic schema and the models\' fragments (update: npx vitest run -u)', async () => {
     expect(MODELS.length).toBe(1) // with a second model, write one file per model (<model>.schema.json) here
     const composed = composeLessonSchema(MODELS[0].lesson.schema, MODELS.map((m) => m.id))
-    await expect(`${JSON.stringify(composed, null, 2)}\n`).toMatchFileSnapshot('../lessons/lesson.schema.json')
+    await expect(`${JSON.stringify(composed, null, 2)}\n`).toMatchFileSnapshot('../../lessons/lesson.schema.json')
   })
 
   it('each fragment defines every $def the generic schema leaves to the model; its paths are its decoder\'s', () => {

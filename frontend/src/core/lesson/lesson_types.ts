@@ -14,9 +14,20 @@
  *                    └─ quiz? (what to compute, never the answer), toggles?, published?
  */
 import type { CacheMode, LessonVariant, LessonWorkload } from './lesson_state'
-import type { LessonExpect } from './lesson_expect'
 
 export const LESSON_FORMAT_VERSION = 1
+
+/**
+ * What a step's narration claims of the state it shows, checked against the model: a
+ * kind its model's schema defines (generic: time, burst), and the kind's fields; the
+ * model checks them (e.g. models/mm_cid/lesson_expect.ts).
+ */
+export interface LessonClaim {
+  kind: string
+  /** Which run of a compare step the claim is about (default: the first). */
+  variant?: string
+  [field: string]: unknown
+}
 
 /** A view id a step may show (one of its model's views.ids: the player draws them in that order). */
 export type LessonViewId = string
@@ -98,8 +109,8 @@ export interface LessonStep {
   /** Toggle ids (from the lesson's toggles) offered at this step. */
   toggles: string[]
   published?: LessonPublishedRef
-  /** What the narration claims of the state the step shows, checked against the model (lesson_expect.ts). */
-  expect: LessonExpect[]
+  /** What the narration claims of the state the step shows, checked against the model. */
+  expect: LessonClaim[]
 }
 
 export interface Lesson {

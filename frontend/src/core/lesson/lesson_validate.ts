@@ -19,7 +19,6 @@
  */
 import { parsePlacement, type LessonWorkload } from './lesson_state'
 import { LESSON_FORMAT_VERSION, type Lesson, type LessonAt, type LessonStep, type LessonToggleDef } from './lesson_types'
-import type { LessonExpect } from './lesson_expect'
 import { lessonSchemaValidator, show, type LessonProblem, type LessonSchemaValidator } from './lesson_schema'
 import precompiled from 'virtual:lesson-validators'
 import { MODELS, modelOf } from '../../models/registry'
@@ -146,7 +145,7 @@ function lessonOf(o: Obj): Lesson {
       narration: s.narration as string,
       notes: s.notes as string,
       toggles: list(s.toggles) as LessonStep['toggles'],
-      expect: list(s.expect) as LessonExpect[],
+      expect: list(s.expect) as LessonStep['expect'],
     }
     if (s.quiz !== undefined) step.quiz = s.quiz as LessonStep['quiz']
     if (s.published !== undefined) step.published = s.published as LessonStep['published']
