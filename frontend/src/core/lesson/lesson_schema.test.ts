@@ -1,8 +1,8 @@
 // The lesson format as composed JSON Schema: the editors' copy is the composition, each
 // model's fragment agrees with its decoder, and ajv's errors read as kscope's.
 import { describe, expect, it } from 'vitest'
-import { composeLessonSchema, jsonPath, lessonSchemaValidator, MODEL_DEFS } from './lesson_schema'
-import { compileLessonSchema } from './lesson_schema_build'
+import { jsonPath, lessonSchemaValidator } from './lesson_schema'
+import { compileLessonSchema, composeLessonSchema, MODEL_DEFS, stripAnnotations } from './lesson_schema_build'
 import { MODELS } from '../../models/registry'
 
 describe('the composed lesson schema', () => {
@@ -30,7 +30,12 @@ describe('the composed lesson schema', () => {
   it('the precompiled validators (vite.config.ts) are the composition of the same files, one per registered model', async () => {
     const { default: precompiled } = await import('virtual:lesson-validators')
     expect(Object.keys(precompiled).sort()).toEqual(MODELS.map((m) => m.id).sort())
-    for (const m of MODELS) expect(precompiled[m.id]!.schema).toEqual(composeLessonSchema(m.lesson.schema, MODELS.map((x) => x.id)))
+    for (const m of MODELS) expect(precompiled[m.id]!.schema).toEqual(stripAnnotations(composeLessonSchema(m.lesson.schema, MODELS.map((x) => x.id))))
+  })
+
+  it('annotations are stripped for the browser, names that look like them are not', () => {
+    const s = { description: 'x', type: 'object', properties: { description: { type: 'string', description: 'y' }, title: { enum: ['description'] } } }
+    expect(stripAnnotations(s)).toEqual({ type: 'object', properties: { description: { type: 'string' }, title: { enum: ['description'] } } })
   })
 
   it('quiz kinds are unique across models (the quiz engine finds the model by kind)', () => {

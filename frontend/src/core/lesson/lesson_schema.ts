@@ -4,7 +4,7 @@
  *   core/lesson_schema.json            the generic format (steps, scenario, at, quiz, views...)
  *   models/<model>/lesson.schema.json  the model's $defs: its variants, toggles, views,
  *                                      highlights, event targets, quiz kinds and claims
- *        └── composeLessonSchema ──> one schema per model ──> ajv ──> LessonProblem[]
+ *        └── composeLessonSchema (lesson_schema_build.ts) ──> one schema per model ──> ajv ──> LessonProblem[]
  *
  * The composition and ajv's compilation run at build time (vite.config.ts,
  * lesson_schema_build.ts: "virtual:lesson-validators" holds each model's
@@ -20,7 +20,6 @@
  * test keeps it equal to composeLessonSchema's).
  */
 import type { ErrorObject } from 'ajv/dist/2020.js'
-import base from './lesson_schema.json' with { type: 'json' }
 
 type Schema = Record<string, unknown>
 type Json = unknown
@@ -36,33 +35,8 @@ export interface LessonProblem {
   message: string
 }
 
-/** The $defs each model's fragment must define (the generic schema refers to them). */
-export const MODEL_DEFS = ['runVariant', 'scenarioVariant', 'toggle', 'view', 'highlight', 'eventTarget', 'quizCompute', 'quizRules', 'claim'] as const
-
-/**
- * The generic schema with one model's fragment: its $defs added, the generic claims the
- * fragment names by $ref (claimTime, claimBurst) written in place (so the claim list reads
- * as one), and "model" one of modelIds (sorted).
- */
-export function composeLessonSchema(fragment: LessonSchemaFragment, modelIds: readonly string[]): Schema {
-  const ids = [...modelIds].sort()
-  const generic = structuredClone(base) as Schema & { $defs: Record<string, Schema>; properties: Schema }
-  const own = structuredClone(fragment.$defs) as Record<string, Schema>
-  for (const d of MODEL_DEFS) if (!(d in own)) throw new Error(`lesson schema fragment: $defs.${d} is missing`)
-  const claim = own.claim as { oneOf?: Schema[] }
-  claim.oneOf = (claim.oneOf ?? []).map((c) => {
-    const ref = typeof c.$ref === 'string' ? /^#\/\$defs\/(\w+)$/.exec(c.$ref)?.[1] : undefined
-    return ref && generic.$defs[ref] ? structuredClone(generic.$defs[ref]) : c
-  })
-  return {
-    ...generic,
-    properties: { ...generic.properties, model: { ...(generic.properties.model as Schema), enum: ids } },
-    $defs: { ...generic.$defs, ...own },
-  }
-}
-
 /** ajv's options for lesson schemas (build time and tests): every error, with the schema and data it is about. */
-export const AJV_OPTIONS = { allErrors: true, verbose: true, discriminator: true, strict: true, strictTypes: false, strictRequired: false } as const
+export const AJV_OPTIONS = { allErrors: true, inlineRefs: false, verbose: true, discriminator: true, strict: true, strictTypes: false, strictRequired: false } as const
 
 /** A compiled validator as ajv (or its standalone code) makes it. */
 export interface CompiledValidator {

@@ -9,9 +9,36 @@ import { fileURLToPath } from 'node:url'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import * as ajvStandalone from 'ajv/dist/standalone/index.js'
 import type { Plugin } from 'vite'
-import { AJV_OPTIONS, composeLessonSchema, type CompiledValidator, type LessonSchemaFragment } from './lesson_schema.ts'
+import { AJV_OPTIONS, type CompiledValidator, type LessonSchemaFragment } from './lesson_schema.ts'
+import base from './lesson_schema.json' with { type: 'json' }
 
 type Schema = Record<string, unknown>
+
+/** The $defs each model's fragment must define (the generic schema refers to them). */
+export const MODEL_DEFS = ['runVariant', 'scenarioVariant', 'toggle', 'view', 'highlight', 'eventTarget', 'quizCompute', 'quizRules', 'claim'] as const
+
+/**
+ * The generic schema with one model's fragment: its $defs added, the generic claims the
+ * fragment names by $ref (claimTime, claimBurst) written in place (so the claim list reads
+ * as one), and "model" one of modelIds (sorted).
+ */
+export function composeLessonSchema(fragment: LessonSchemaFragment, modelIds: readonly string[]): Schema {
+  const ids = [...modelIds].sort()
+  const generic = structuredClone(base) as Schema & { $defs: Record<string, Schema>; properties: Schema }
+  const own = structuredClone(fragment.$defs) as Record<string, Schema>
+  for (const d of MODEL_DEFS) if (!(d in own)) throw new Error(`lesson schema fragment: $defs.${d} is missing`)
+  const claim = own.claim as { oneOf?: Schema[] }
+  claim.oneOf = (claim.oneOf ?? []).map((c) => {
+    const ref = typeof c.$ref === 'string' ? /^#\/\$defs\/(\w+)$/.exec(c.$ref)?.[1] : undefined
+    return ref && generic.$defs[ref] ? structuredClone(generic.$defs[ref]) : c
+  })
+  return {
+    ...generic,
+    properties: { ...generic.properties, model: { ...(generic.properties.model as Schema), enum: ids } },
+    $defs: { ...generic.$defs, ...own },
+  }
+}
+
 
 // ajv's standalone module is CommonJS with exports.default: a bundler's default import is the
 // function, Node's (vite.config.ts loads this file natively) the module object.
@@ -23,6 +50,26 @@ function newAjv(source: boolean) {
   const ajv = new Ajv2020({ ...AJV_OPTIONS, ...(source ? { code: { source: true, esm: true } } : {}) })
   ajv.addKeyword({ keyword: 'x-messages', schemaType: 'object' })
   return ajv
+}
+
+const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples'])
+const NAME_MAPS = new Set(['properties', '$defs', 'patternProperties', 'dependentSchemas'])
+const VALUES = new Set(['enum', 'const', 'required', 'x-messages', 'discriminator'])
+
+/**
+ * A schema without its annotations (description, title, ...): what the browser's validator
+ * needs (the editors' copy keeps them). Keys of properties/$defs are names, not keywords.
+ */
+export function stripAnnotations(s: unknown, names = false): unknown {
+  if (Array.isArray(s)) return s.map((x) => stripAnnotations(x))
+  if (typeof s !== 'object' || s === null) return s
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(s)) {
+    if (names) out[k] = stripAnnotations(v)
+    else if (ANNOTATIONS.has(k) && (typeof v === 'string' || Array.isArray(v))) continue
+    else out[k] = VALUES.has(k) ? v : stripAnnotations(v, NAME_MAPS.has(k))
+  }
+  return out
 }
 
 /** Compiles a composed schema now (tests; the app uses the precompiled module). */
@@ -37,11 +84,12 @@ export function composeAll(fragments: Readonly<Record<string, LessonSchemaFragme
 }
 
 /**
- * The ES module of every model's validator: `export default { <id>: { schema, validate } }`.
+ * The ES module of every model's validator: `export default { <id>: { schema, validate } }`
+ * (the schema without annotations: the browser needs no descriptions).
  * ajv's standalone code requires its runtime helpers; they become imports here.
  */
 export function validatorsModule(fragments: Readonly<Record<string, LessonSchemaFragment>>): string {
-  const schemas = composeAll(fragments)
+  const schemas = Object.fromEntries(Object.entries(composeAll(fragments)).map(([id, s]) => [id, stripAnnotations(s) as Schema]))
   const runtime = new Map<string, string>() // module -> local name
   const bodies: string[] = []
   const entries: string[] = []
