@@ -94,7 +94,7 @@ export interface MmCidSimulation {
 /** ks_mm_cid_lesson: the embedded ks_mm_cid_mm starts at byte 88. */
 const MM_LESSON_MM = 88
 
-/** The mm_cid methods of one simulation (attached by wasm_bridge.ts). */
+/** The mm_cid methods of one simulation (listed in model_bridges.ts). */
 export function attachMmCid(s: SimInternals): MmCidSimulation {
   const { sim, scratch, live } = s
   const { mod, check, views } = s.ctx
@@ -198,7 +198,7 @@ export interface MmCidCore {
   mmCidPaths(): { name: string; help: string }[]
 }
 
-/** The mm_cid methods of a loaded core (attached by wasm_bridge.ts). */
+/** The mm_cid methods of a loaded core (listed in model_bridges.ts). */
 export function bindMmCidCore(ctx: WasmContext): MmCidCore {
   let paths: { name: string; help: string }[] | null = null
   return {

@@ -4,7 +4,7 @@
  * block, until free(). Its records (events, frames, stats) are decoded by the
  * pure functions in sim_records.ts from typed-array views made here.
  *
- * This part knows no model. A model's bridge (e.g. mm_cid_bridge.ts) adds its
+ * This part knows no model. A model's bridge (<model>_bridge.ts) adds its
  * own methods from a SimInternals handle; wasm_bridge.ts attaches them.
  */
 import { KscopeError, KsStatus, WorkloadError } from './core_errors'
@@ -24,7 +24,7 @@ export interface SimulationOptions {
   workloadJson: string
   /** RNG seed: the same (preset, workload, seed, algo) gives the same events. */
   seed: number | bigint
-  /** Scheduling algorithm model, e.g. "mm_cid:v6.13", or "auto" (mm_cid:v6.18 when a process registers rseq); default "none". */
+  /** Scheduling algorithm model, "<model>:<variant>", or "auto" (the core picks: ks_sim_config.algo in kscope/sim.h); default "none". */
   algo?: string
   /** Cache eviction parameters; absent fields keep the core's defaults (ks_cache_default_params). */
   cache?: Partial<CacheParams>
@@ -74,7 +74,7 @@ export interface RunResult {
 export interface SimulationBase {
   readonly preset: string
   readonly topology: Topology
-  /** The algorithm the run uses, "auto" resolved by the core: e.g. "mm_cid:v6.18" or "none". */
+  /** The algorithm the run uses, "auto" resolved by the core: "<model>:<variant>" or "none". */
   readonly algo: string
   /** Events produced so far: the frame on screen is the machine after this many. */
   readonly currentStep: number

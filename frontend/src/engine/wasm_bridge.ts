@@ -11,7 +11,7 @@
  *   wasm_context.ts     the module, strings, status checks, typed views
  *   topology.ts         presets and machines
  *   simulation.ts       simulated runs (no model named)
- *   model_bridges.ts    the per-model bridges (mm_cid_bridge.ts, ...)
+ *   model_bridges.ts    the per-model bridges (<model>_bridge.ts), one line each
  *   trace_open.ts       real traces decoded in the browser
  *   trace_open_local.ts the same from the page, in a worker (trace_worker.ts)
  */

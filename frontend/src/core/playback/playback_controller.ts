@@ -1,7 +1,7 @@
 /*
- * The store of a playback page: Simulate, the mm_cid lesson, and the lessons
- * to come (cpupri, sheaves, cache-aware). A page's state S (pure actions in
- * <page>_state.ts), the engine runs the page builds for it, the playback clock.
+ * The store of a playback page: Simulate and every model's lesson. A page's
+ * state S (pure actions in <page>_state.ts), the engine runs the page builds
+ * for it, the playback clock.
  *
  *   action ──> new S ──> runs rebuilt if S names another run (buildRuns)
  *                          │ then brought to S.step (landRuns): the page's part

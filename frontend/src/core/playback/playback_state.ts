@@ -1,8 +1,7 @@
 /*
  * The part of a playback page's state every page shares, and the named
- * actions on it. Simulate moves through a run one event at a time, the mm_cid
- * lesson one instant at a time; the lessons to come (cpupri, sheaves,
- * cache-aware) will too. Each page's state (sim_state.ts, lesson_state.ts)
+ * actions on it. Simulate moves through a run one event at a time, a model's
+ * lesson one instant at a time. Each page's state (sim_state.ts, lesson_state.ts)
  * extends PlaybackState with what defines its runs, and re-exports these
  * actions; each is a pure function (state, args) -> new state, and returns the
  * same object when nothing changes (so the store can tell a no-op).
