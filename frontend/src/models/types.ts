@@ -77,12 +77,10 @@ export interface ModelStageProps {
 }
 
 export interface ModelDescriptor {
-  /** "mm_cid": the lesson's "model", the C core's algo prefix ("mm_cid:v6.13"). */
+  /** The lesson's "model", its folder's name, the C core's algo prefix ("<id>:<variant>"). */
   id: string
   /** A short human title. */
   title: string
-  /** The header's tooltips for its lesson page and its step-by-step lesson. */
-  nav: { lessonTitle: string; learnTitle: string }
   variants: {
     /** Kernels a run can model, oldest first. */
     runs: readonly string[]

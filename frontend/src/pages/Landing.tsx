@@ -7,7 +7,7 @@
 import type { MouseEvent } from 'react'
 import { lessonIds, loadLesson } from '../core/lesson/lesson_data'
 import { DEFAULT_LESSON } from '../core/shared/route'
-import { MODELS } from '../models/registry'
+import { MODEL_IDS } from 'virtual:models'
 import { AppHeader } from './AppHeader'
 import './landing.css'
 
@@ -95,11 +95,11 @@ export function NotFoundPage({ navigate, path }: { navigate: Navigate; path: str
         <p>Try one of these:</p>
         <ul>
           <li><AppLink href="/" navigate={navigate}>Home</AppLink>: what kscope is, where to start, and the machine's topology</li>
-          {MODELS.map((m) => (
-            <li key={`learn-${m.id}`}><AppLink href={`/learn/${m.id}`} navigate={navigate}>The {m.id} lesson, step by step</AppLink></li>
+          {MODEL_IDS.map((id) => (
+            <li key={`learn-${id}`}><AppLink href={`/learn/${id}`} navigate={navigate}>The {id} lesson, step by step</AppLink></li>
           ))}
-          {MODELS.map((m) => (
-            <li key={`lesson-${m.id}`}><AppLink href={`/lesson/${m.id}`} navigate={navigate}>The {m.id} lesson as one page</AppLink></li>
+          {MODEL_IDS.map((id) => (
+            <li key={`lesson-${id}`}><AppLink href={`/lesson/${id}`} navigate={navigate}>The {id} lesson as one page</AppLink></li>
           ))}
           <li><AppLink href="/simulate" navigate={navigate}>Simulate</AppLink>: a modelled scheduler, event by event</li>
           <li><AppLink href="/traces" navigate={navigate}>Traces</AppLink>: real kernel traces</li>

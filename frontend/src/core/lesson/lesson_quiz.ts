@@ -4,8 +4,8 @@
  *
  *   resolveAt      where the step stands: a lesson step, a time, the nth
  *                  record of a path in the model's log ("run to event"), or the end;
- *   quizAnswer     a predict-next quiz's answer: the model of the quiz's kind
- *                  (ModelDescriptor.quiz) reads it from the run after the step's
+ *   quizAnswer     a predict-next quiz's answer: the run's model
+ *                  (ModelDescriptor.quiz, attached to each run) reads it after the step's
  *                  instant (e.g. thread tid's next decision, or the branch making it).
  *
  * The lesson file never holds an answer: change the scenario (seed, variant, a
@@ -14,33 +14,27 @@
 import { lastStep, stepAtTime, stepShowingRecord, timeOf, type LessonClock } from './lesson_timeline'
 import type { LessonAt, LessonEventTarget, LessonQuiz } from './lesson_types'
 import type { RunTimeline } from '../shared/types'
-import { MODELS } from '../../models/registry'
 import type { ModelDescriptor, ModelRecord } from '../../models/types'
 
 /** One run as the quiz and "run to event" read it (records: the model's decision log). */
-export interface QuizRun {
+export interface QuizRun<R extends ModelRecord = ModelRecord> {
   variant: string
-  records: readonly ModelRecord[]
+  records: readonly R[]
   /** The log's end after each simulator step (RunTimeline.logEnd): when each record becomes visible. */
   logEnd: RunTimeline['logEnd']
+  /** The run's model's quiz kinds and answers (its descriptor's quiz: the controller that built the run attaches it). */
+  quiz: ModelDescriptor['quiz']
 }
 
 /** The run a step-local reference means: the named variant, else the first run. */
-function runOf(runs: readonly QuizRun[], variant: string | undefined): QuizRun | null {
+function runOf<R extends QuizRun<ModelRecord>>(runs: readonly R[], variant: string | undefined): R | null {
   return (variant ? runs.find((r) => r.variant === variant) : runs[0]) ?? null
 }
 
-/** The model that computes a quiz kind (kinds are unique across the registry: registry.test.ts). */
-const modelOfQuizKind = (kind: string): ModelDescriptor | undefined => MODELS.find((m) => m.quiz.kinds.includes(kind))
-/** The model whose decision log has records of this path. */
-const modelOfPath = (path: string): ModelDescriptor | undefined => MODELS.find((m) => m.decoder.paths.includes(path))
-
-/** The record an event target names (asked of the model whose log has that path), or null when the run has none. */
-export function findEvent<R extends ModelRecord>(runs: readonly { variant: string; records: readonly R[]; logEnd: QuizRun['logEnd'] }[], e: LessonEventTarget): R | null {
+/** The record an event target names (the run's model finds it in its log), or null when the run has none. */
+export function findEvent<R extends ModelRecord>(runs: readonly QuizRun<R>[], e: LessonEventTarget): R | null {
   const run = runOf(runs, e.variant)
-  const model = modelOfPath(e.path)
-  if (!run || !model) return null
-  return model.quiz.findEvent(run, e) as R | null
+  return run ? (run.quiz.findEvent(run, e) as R | null) : null
 }
 
 export type ResolvedAt = { step: number; problem: null } | { step: number; problem: string }
@@ -79,9 +73,8 @@ export interface QuizAnswer {
 /** The answer of a predict-next quiz at simulated time nowNs (computed by the quiz kind's model), or null if there is none. */
 export function quizAnswer(quiz: LessonQuiz, runs: readonly QuizRun[], nowNs: number): QuizAnswer | null {
   const run = runOf(runs, quiz.compute.variant)
-  const model = modelOfQuizKind(quiz.compute.kind)
-  if (!run || !model) return null
-  const got = model.quiz.answer(quiz.compute, run, nowNs)
+  if (!run || !run.quiz.kinds.includes(quiz.compute.kind)) return null
+  const got = run.quiz.answer(quiz.compute, run, nowNs)
   if (!got) return null
   return { quizId: quiz.id, answer: got.answer, inChoices: quiz.choices.includes(got.answer), record: got.record as ModelRecord, variant: run.variant, source: got.source }
 }

@@ -112,19 +112,31 @@ export function validatorsModule(fragments: Readonly<Record<string, LessonSchema
 }
 
 /**
- * "virtual:lesson-validators" for vite.config.ts and vite.export.config.ts (src: the app's src/ folder):
- * each model's lesson schema (core/lesson/lesson_schema.json with models/<id>/lesson.schema.json) compiled by ajv at build time into standalone
- * code, so the browser neither ships ajv's compiler nor evaluates generated code.
+ * Two modules the build derives from src/models/'s folders, for vite.config.ts and
+ * vite.export.config.ts (src: the app's src/ folder):
+ *
+ *   "virtual:models"             MODEL_IDS: the model folders (with an index.ts), sorted; core
+ *                                code reads the models' names from here, never from the registry
+ *                                (which imports their views: an import cycle back into core);
+ *   "virtual:lesson-validators"  each model's lesson schema (core/lesson/lesson_schema.json with
+ *                                models/<id>/lesson.schema.json) compiled by ajv into standalone
+ *                                code: the browser neither ships ajv's compiler nor evaluates
+ *                                generated code.
  */
 export function lessonValidators(src: URL): Plugin {
   const id = 'virtual:lesson-validators'
+  const idsId = 'virtual:models'
   const modelsDir = fileURLToPath(new URL('./models/', src))
   const baseFile = fileURLToPath(new URL('./core/lesson/lesson_schema.json', src))
   const fragmentFile = (model: string) => `${modelsDir}${model}/lesson.schema.json`
   return {
     name: 'kscope-lesson-validators',
-    resolveId: (source) => (source === id ? `\0${id}` : null),
+    resolveId: (source) => (source === id || source === idsId ? `\0${source}` : null),
     load(resolved) {
+      if (resolved === `\0${idsId}`) {
+        const ids = readdirSync(modelsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(`${modelsDir}${d.name}/index.ts`)).map((d) => d.name).sort()
+        return `export const MODEL_IDS = ${JSON.stringify(ids)}\n`
+      }
       if (resolved !== `\0${id}`) return null
       const models = readdirSync(modelsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(fragmentFile(d.name))).map((d) => d.name)
       this.addWatchFile(baseFile)

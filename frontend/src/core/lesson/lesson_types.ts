@@ -20,7 +20,7 @@ export const LESSON_FORMAT_VERSION = 1
 /**
  * What a step's narration claims of the state it shows, checked against the model: a
  * kind its model's schema defines (generic: time, burst), and the kind's fields; the
- * model checks them (e.g. models/mm_cid/lesson_expect.ts).
+ * model checks them (e.g. lesson_expect.ts in the model's folder).
  */
 export interface LessonClaim {
   kind: string

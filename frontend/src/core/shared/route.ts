@@ -8,7 +8,7 @@
  * exported lesson (kscope export-lesson) routes by hash: index.html#/learn/<id>.
  * Any other path is "notfound": a page that says so and links to the pages.
  */
-import { MODELS, modelOf } from '../../models/registry'
+import { MODEL_IDS } from 'virtual:models'
 import { useCallback, useSyncExternalStore } from 'react'
 import { roomRouteOf, type RoomPageName } from '../rooms/room_route'
 
@@ -18,8 +18,8 @@ export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | 'notfound
 export type LessonPageName = 'learn' | 'present' | 'notes' | 'embed'
 export const LESSON_PAGES: readonly LessonPageName[] = ['learn', 'present', 'notes', 'embed']
 
-/** The model and lesson the header's links open: the registry's first model, and its lesson (named after it). */
-const FIRST = MODELS[0].id
+/** The model and lesson the header's links open: the first model (by name), and its lesson (named after it). */
+const FIRST = MODEL_IDS[0]
 
 /** The lesson a lesson page opens when its URL names none: the first model's (lessons are named after their model). */
 export const DEFAULT_LESSON = FIRST
@@ -30,7 +30,7 @@ export const PAGE_PATHS: Record<PageName, string> = {
   join: '/join', room: '/join', notfound: '/',
 }
 
-/** The model a /lesson/<model> path names (any id-like name: the page checks the registry), else null. */
+/** The model a /lesson/<model> path names (any id-like name: pageOf and the page check it is a model), else null. */
 export function lessonModelOf(pathname: string): string | null {
   return /^\/lesson\/([a-z0-9][a-z0-9_-]*)\/?$/.exec(pathname)?.[1] ?? null
 }
@@ -67,7 +67,7 @@ export function pageOf(pathname: string): PageName {
   if (roomRoute) return roomRoute.page
   const path = pathname.replace(/\/+$/, '')
   if (path === PAGE_PATHS.simulate) return 'simulate'
-  if (lessonModelOf(path) && modelOf(lessonModelOf(path)!)) return 'lesson'
+  if (MODEL_IDS.includes(lessonModelOf(path) ?? '')) return 'lesson'
   if (path === PAGE_PATHS.traces) return 'traces'
   if (path === '' || path === '/index.html') return 'topology'
   return 'notfound'

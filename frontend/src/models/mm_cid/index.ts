@@ -23,17 +23,13 @@ import type { LessonSchemaFragment } from '../../core/lesson/lesson_schema'
 import type { ModelDescriptor } from '../types'
 import { checkLessonStep } from './lesson_checks'
 import schema from './lesson.schema.json'
-import { findEvent, QUIZ_KINDS, quizAnswer } from './quiz'
+import { quiz } from './quiz'
 
 const RUNS = ['v6.12', 'v6.13', 'v6.18'] as const
 
 export const mmCid: ModelDescriptor = {
   id: 'mm_cid',
   title: 'mm_cid: concurrency IDs kept cache-local (7e019dc)',
-  nav: {
-    lessonTitle: 'Why 7e019dc (v6.13) keeps RSEQ concurrency IDs cache-local for intermittent workloads',
-    learnTitle: 'The mm_cid lesson as steps: narration, predict-next quizzes, bug toggles; presenter mode from there',
-  },
   variants: {
     runs: RUNS,
     runsOf: (v) => ((RUNS as readonly string[]).includes(v) || v === 'compare' ? variantsOf(v as LessonVariant) : []),
@@ -53,7 +49,7 @@ export const mmCid: ModelDescriptor = {
     decodeLessonHeader: records.decodeMmCidLessonHeader,
   },
   narration: { narrateStep, narrateRecord, whyNoCid, burstInfos, costTotals, ratioText },
-  quiz: { kinds: QUIZ_KINDS, answer: quizAnswer, findEvent },
+  quiz,
   lesson: { schema: schema as LessonSchemaFragment, check: checkLessonStep },
   // Loaded on first visit (its own chunk; also keeps core/route -> registry free of a cycle through the page's header).
   page: lazy(() => import('./LessonPage').then((m) => ({ default: m.MmCidLessonPage }))),

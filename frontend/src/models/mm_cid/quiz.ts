@@ -10,7 +10,7 @@
  * toggle) and the answer changes with it (core/lesson_quiz.test.ts proves it).
  */
 import type { MmCidPath, MmCidRecord } from '../../core/shared/types'
-import type { ModelQuizAnswer, ModelRun } from '../types'
+import type { ModelDescriptor, ModelQuizAnswer, ModelRun } from '../types'
 
 export const QUIZ_KINDS = ['next_cid', 'next_path'] as const
 
@@ -37,3 +37,6 @@ export function findEvent(run: ModelRun, e: { path: string; tid?: number; after_
   }
   return null
 }
+
+/** The descriptor's quiz field (also attached to each run the lesson controller builds: core/lesson/lesson_quiz.ts). */
+export const quiz: ModelDescriptor['quiz'] = { kinds: QUIZ_KINDS, answer: quizAnswer, findEvent }
