@@ -1,5 +1,6 @@
 /*
- * The mm_cid lesson: why commit 7e019dc ("sched: Improve cache locality of
+ * The mm_cid model's lesson page (/lesson/mm_cid, pages/LessonPage.tsx finds it in
+ * the registry): why commit 7e019dc ("sched: Improve cache locality of
  * RSEQ concurrency IDs for intermittent workloads", v6.13) helps, shown on a
  * modelled run of seed 000's benchmark, step by step, before and after.
  *
@@ -14,22 +15,22 @@
  * allocation (ignored while typing in a field).
  */
 import { useMemo, useState } from 'react'
-import { useLesson } from '../core/lesson/lesson_controller'
-import { lessonDurationMs, variantsOf } from '../core/lesson/lesson_state'
-import { LessonPlayback, LessonRunControls } from '../views/mm_cid/Controls'
-import { CostChart } from '../views/mm_cid/CostChart'
-import { LessonPicture } from '../views/mm_cid/LessonPicture'
-import { VARIANT_LOOK } from '../views/mm_cid/marks'
-import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from '../views/mm_cid/Panels'
-import { lessonDigest, pictureExtent } from '../views/mm_cid/picture'
-import { TransferCaption } from '../views/mm_cid/TransferCaption'
-import { PictureLegend } from '../views/mm_cid/PictureLegend'
-import { WorkloadPanel } from '../views/mm_cid/WorkloadPanel'
-import { usePlaybackKeys } from '../views/playback/keys'
-import { appHref } from '../core/shared/route'
-import { AppHeader } from './AppHeader'
-import { ErrorPanel } from './ErrorPanel'
-import './lesson_page.css'
+import { useLesson } from '../../core/lesson/lesson_controller'
+import { lessonDurationMs, variantsOf } from '../../core/lesson/lesson_state'
+import { LessonPlayback, LessonRunControls } from '../../views/mm_cid/Controls'
+import { CostChart } from '../../views/mm_cid/CostChart'
+import { LessonPicture } from '../../views/mm_cid/LessonPicture'
+import { VARIANT_LOOK } from '../../views/mm_cid/marks'
+import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from '../../views/mm_cid/Panels'
+import { lessonDigest, pictureExtent } from '../../views/mm_cid/picture'
+import { TransferCaption } from '../../views/mm_cid/TransferCaption'
+import { PictureLegend } from '../../views/mm_cid/PictureLegend'
+import { WorkloadPanel } from '../../views/mm_cid/WorkloadPanel'
+import { usePlaybackKeys } from '../../views/playback/keys'
+import { appHref } from '../../core/shared/route'
+import { AppHeader } from '../../pages/AppHeader'
+import { ErrorPanel } from '../../pages/ErrorPanel'
+import '../../pages/lesson_page.css'
 
 /** Compare mode puts the two pictures side by side up to this many CPUs, else one above the other. */
 const SIDE_BY_SIDE_CPUS = 12

@@ -11,10 +11,10 @@
  * data only in the scheduler events, which go through describeEvent (views
  * render all of it as text, never HTML).
  */
-import { describeEvent } from '../sim/narrate'
-import { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, type BurstCost, type MmCidPath, type MmCidRecord, type SimEvent, type Topology } from '../shared/types'
-import { SOURCE_WORDS, isTransfer, type BurstSource } from './lesson_timeline'
-import { formatDuration, formatT } from '../shared/units'
+import { describeEvent } from '../../core/sim/narrate'
+import { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, type BurstCost, type MmCidPath, type MmCidRecord, type SimEvent, type Topology } from '../../core/shared/types'
+import { SOURCE_WORDS, isTransfer, type BurstSource } from '../../core/lesson/lesson_timeline'
+import { formatDuration, formatT } from '../../core/shared/units'
 
 /** A burst with where its data came from (derived: burstInfos). */
 export interface BurstInfo extends BurstCost {

@@ -22,9 +22,10 @@
  * Every claim but cost_ratio may name the run ("variant") of a compare step; default:
  * the first run. Pure functions: no DOM, no wasm.
  */
-import type { BurstSource } from './lesson_timeline'
-import type { LessonRunView, LessonView } from './lesson_controller'
-import type { MmCidPath } from '../shared/types'
+import type { BurstSource } from '../../core/lesson/lesson_timeline'
+import type { LessonRunView, LessonView } from '../../core/lesson/lesson_controller'
+import type { MmCidPath } from '../../core/shared/types'
+import type { LessonClaim } from '../../core/lesson/lesson_types'
 
 type Run = { variant?: 'v6.12' | 'v6.13' | 'v6.18' }
 
@@ -109,9 +110,9 @@ export function checkOne(e: LessonExpect, view: LessonView): string | null {
   return `${run.variant} at ${ms(view.time_ns)} ms: ${matching.length} matching records${e.count !== undefined ? `, not ${e.count}` : ''}; logged: ${logged}`
 }
 
-/** Every claim that fails, as "claim: why". */
-export function checkExpect(list: readonly LessonExpect[], view: LessonView): string[] {
-  return list.flatMap((e) => {
+/** Every claim that fails, as "claim: why" (claims as a validated lesson holds them: this model's kinds). */
+export function checkExpect(list: readonly LessonClaim[], view: LessonView): string[] {
+  return (list as readonly LessonExpect[]).flatMap((e) => {
     const why = checkOne(e, view)
     return why ? [`${describeExpect(e)}: ${why}`] : []
   })

@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loadCore, type KscopeCore } from '../../engine/wasm_bridge'
-import { LessonController, type LessonView } from './lesson_controller'
-import { loadLesson } from './lesson_data'
+import { LessonController, type LessonView } from '../../core/lesson/lesson_controller'
+import { loadLesson } from '../../core/lesson/lesson_data'
 import { checkExpect, checkOne, type LessonExpect } from './lesson_expect'
-import { memoryHost, runParamsOf } from './lesson_player'
-import type { LessonStep } from './lesson_types'
+import { memoryHost, runParamsOf } from '../../core/lesson/lesson_player'
+import type { LessonStep } from '../../core/lesson/lesson_types'
 
 const wasmBinary = readFileSync(new URL('../../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 let core: KscopeCore

@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadCore } from '../../engine/wasm_bridge'
-import { burstSource } from './lesson_timeline'
+import { burstSource } from '../../core/lesson/lesson_timeline'
 import {
   areaPhrase, burstInfos, costTotals, narrateBurst, narrateRecord, narrateStep, ratioText, whyNoCid, type BurstInfo,
 } from './lesson_narrate'
-import { MM_CID_PATHS, type MmCidPath, type MmCidRecord, type Topology } from '../shared/types'
+import { MM_CID_PATHS, type MmCidPath, type MmCidRecord, type Topology } from '../../core/shared/types'
 
 const wasmBinary = readFileSync(new URL('../../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 const example = (n: string) => readFileSync(new URL(`../../../../wasm-core/workloads/${n}.json`, import.meta.url), 'utf8')
