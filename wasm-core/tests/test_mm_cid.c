@@ -1,5 +1,5 @@
 /*
- * src/algo/mm_cid*.c: the RSEQ concurrency-ID allocator before (v6.12) and after
+ * src/algo/mm_cid/ (all of it): the RSEQ concurrency-ID allocator before (v6.12) and after
  * (v6.13, v6.18) commit 7e019dc. Each behaviour test quotes the sentence of seed
  * 000 / 003 (the commit message) it pins.
  *
@@ -15,7 +15,7 @@
 #include "check.h"
 #include "sim_test_util.h"
 #include "../src/sched/sim_internal.h"
-#include "../src/algo/mm_cid.h"
+#include "../src/algo/mm_cid/mm_cid.h"
 
 #define MS 1000000ull
 

@@ -75,7 +75,7 @@
 
 #include "kscope/conform.h"
 #include "mm_cid.h"
-#include "../sched/sim_internal.h"
+#include "../../sched/sim_internal.h"
 
 #define CONFORM_NEAR_NS 100000000ull   /* a gap this close before a disagreement is named */
 

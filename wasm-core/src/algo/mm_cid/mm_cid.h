@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "kscope/mm_cid.h"
-#include "../sched/sched_ops.h"
+#include "../../sched/sched_ops.h"
 
 #define MM_CID_UNSET (-1)
 
