@@ -106,7 +106,7 @@
  * mm_set_cpus_allowed; switch_to -> switch_mm_cid; migrate ->
  * sched_mm_cid_migrate_to; tick -> task_tick_mm_cid; task_exit ->
  * sched_mm_cid_exit_signals. Migration, remote clear and the scan live in
- * mm_cid_scan.c; views, the log and the invariant check in mm_cid_view.c.
+ * mm_cid_scan.c; the decision log in mm_cid_log.c; views and the invariant check in mm_cid_view.c.
  */
 #include <stdlib.h>
 #include <string.h>
