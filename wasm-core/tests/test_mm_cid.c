@@ -71,7 +71,7 @@ static int32_t run_on(script *sc, int32_t task, int32_t cpu)
     s->ops->switch_to(s->algo, s, prev, task, cpu);
     s->rqs[cpu].curr = task;
     s->tasks[task].state = KS_TASK_RUNNING;
-    return sched_task_mm_cid(s, task);
+    return sched_task_rseq_cid(s, task);
 }
 
 /* cpu's current task blocks; the CPU goes idle. */

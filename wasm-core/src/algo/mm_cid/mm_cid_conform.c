@@ -828,7 +828,7 @@ static void compare_rseq(ks_conform *c, const ks_event *ev, int32_t t)
         c->sum.no_cid++;
         return;
     }
-    int32_t model = mm_cid_ops.mm_cid(c->st, &c->host, t);
+    int32_t model = mm_cid_ops.rseq_cid(c->st, &c->host, t);
     c->sum.compared++;
     /* what the model's scan dropped here since the last comparison (consumed now) */
     int32_t mm = c->host.tasks[t].mm, nr = c->host.nr_cpus;
