@@ -28,8 +28,9 @@ import {
   type BurstCost, type ParseErrorRecord, type SimEvent, type SimFrame, type SimStats, type Views,
 } from './sim_records'
 import {
-  MM_CID_PATHS, decodeMask, decodeMmCidAreas, decodeMmCidLessonHeader, decodeMmCidMm, decodeMmCidPcpu,
-  decodeMmCidRecords,
+  MM_CID_LOG_VIEW_BYTES, MM_CID_PATHS, MM_CID_VIEW, MM_CID_VIEW_REQUEST_BYTES, decodeMask, decodeMmCidAreas,
+  decodeMmCidLessonHeader, decodeMmCidLogView, decodeMmCidMm, decodeMmCidPathView, decodeMmCidPcpu,
+  decodeMmCidRecords, writeMmCidViewRequest,
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
 import type { TraceWorkerReply, TraceWorkerRequest } from './trace_worker'
@@ -354,6 +355,13 @@ export interface Simulation {
    */
   mmCidView(tgid: number, since?: MmCidSince): MmCidView
   /**
+   * The plugged model's own view (ks_sim_model_view_get, one wasm call): `request` writes
+   * the model's request at `at` (a block of at least `bytes`, reused between calls), the
+   * core writes the view over it; returns `at`. Valid until the next call on the run.
+   * For the per-model bridges; throws KscopeError (NOT_FOUND) if the model has no views.
+   */
+  modelView(bytes: number, request: (v: Views, at: number) => void): number
+  /**
    * Scans the run ahead from step 0 to its end (or maxEvents), recording
    * what RunTimeline holds, then comes back to the current step. About four
    * wasm calls per event (step, log window, burst count; stats when a burst
@@ -426,6 +434,10 @@ const S_OUT = S_PRODUCED + 4
 /** ks_sim_run_until_tail's buffer: the last RECENT_EVENTS events of a run, oldest first. */
 const S_TAIL = S_OUT + 8
 const SCRATCH_BYTES = S_TAIL + RECENT_EVENTS * EVENT_BYTES
+/** A run of one thread, for asking the mm_cid model its path names (mmCidPaths). */
+const PATHS_WORKLOAD = JSON.stringify({
+  name: 'paths', duration_ms: 1, processes: [{ kind: 'intermittent', comm: 'paths', threads: 1, delay_ms: 1 }],
+})
 /** ks_mm_cid_lesson: the embedded ks_mm_cid_mm starts at byte 88. */
 const MM_LESSON_MM = 88
 
@@ -599,6 +611,32 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
     /** The mm_cid lesson block (ks_mm_cid_lesson_get), allocated on first use. */
     let lesson = 0
     let lessonBytes = 0
+    /** modelView's block, grown on demand. */
+    let viewBlock = 0
+    let viewBytes = 0
+    const modelView = (bytes: number, request: (v: Views, at: number) => void): number => {
+      live()
+      if (bytes > viewBytes) {
+        if (viewBlock) mod._free(viewBlock)
+        viewBlock = mod._malloc(bytes)
+        viewBytes = viewBlock ? bytes : 0
+        if (!viewBlock) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
+      }
+      request(views(), viewBlock)
+      calls++
+      check(mod._ks_sim_model_view_get(sim, viewBlock, viewBytes), 'ks_sim_model_view_get')
+      return viewBlock
+    }
+    /** The mm_cid allocation log's place (KS_MM_CID_VIEW_LOG); empty without the model. */
+    const mmCidLog = () => {
+      try {
+        return decodeMmCidLogView(views(), modelView(MM_CID_LOG_VIEW_BYTES,
+          (v, at) => writeMmCidViewRequest(v, at, MM_CID_VIEW.LOG)))
+      } catch (err) {
+        if (err instanceof KscopeError && err.status === KsStatus.NOT_FOUND) return { first_seq: 0, records: 0, count: 0 }
+        throw err
+      }
+    }
 
     const live = () => {
       if (freed) throw new KscopeError(KsStatus.INVALID_ARG, 'simulation already freed', 'Simulation')
@@ -744,14 +782,15 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
       mmCidView(tgid, since = {}) {
         live()
         if (!lesson) {
-          calls++
-          lessonBytes = mod._ks_mm_cid_lesson_size(sim) >>> 0
+          const at = modelView(MM_CID_VIEW_REQUEST_BYTES, (v, a) => writeMmCidViewRequest(v, a, MM_CID_VIEW.LESSON_SIZE))
+          lessonBytes = views().i32[at >>> 2] >>> 0
           if (!lessonBytes) throw new KscopeError(KsStatus.NOT_FOUND, 'not found', 'ks_mm_cid_lesson_size (no mm_cid model)')
           lesson = mod._malloc(lessonBytes)
           if (!lesson) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
         }
         calls++
-        check(mod._ks_mm_cid_lesson_get(sim, tgid, lesson, lessonBytes), 'ks_mm_cid_lesson_get')
+        writeMmCidViewRequest(views(), lesson, MM_CID_VIEW.LESSON, tgid)
+        check(mod._ks_sim_model_view_get(sim, lesson, lessonBytes), 'ks_sim_model_view_get (mm_cid lesson)')
         // No wasm calls below: the views stay attached.
         const v = views()
         const h = decodeMmCidLessonHeader(v, lesson)
@@ -793,14 +832,15 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
         let bursts = 0
         let ended = false
         while (ts.length < maxEvents) {
-          calls += 4
+          calls += 2
           check(mod._ks_sim_step(sim, scratch + S_EVENT, scratch + S_PRODUCED), 'ks_sim_step')
           if (!mod.HEAP32[(scratch + S_PRODUCED) >>> 2]) {
             ended = true
             break
           }
           ts.push(Number(views().u64[(scratch + S_EVENT) >>> 3]))
-          logEnd.push(Number(mod._ks_mm_cid_log_first_seq(sim)) + (mod._ks_mm_cid_log_count(sim) >>> 0))
+          const log = mmCidLog()
+          logEnd.push(log.first_seq + log.count)
           const now = mod._ks_sim_burst_count(sim) >>> 0
           if (now > bursts) {
             const after = linesFrom()
@@ -812,10 +852,7 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
           burstEnd.push(bursts)
         }
         // The whole log, read before coming back (a step back hides the records after it).
-        calls += 3
-        const first = Number(mod._ks_mm_cid_log_first_seq(sim))
-        const count = mod._ks_mm_cid_log_count(sim) >>> 0
-        const at = mod._ks_mm_cid_log_records(sim)
+        const { first_seq: first, count, records: at } = mmCidLog()
         const records = count && at ? decodeMmCidRecords(views(), at, first, first, first + count) : []
         stepNo = ts.length
         finished = ended
@@ -826,12 +863,15 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
         }
       },
 
+      modelView,
+
       wasmCalls: () => calls,
 
       free() {
         if (freed) return
         freed = true
         if (lesson) mod._free(lesson)
+        if (viewBlock) mod._free(viewBlock)
         h.releaseCore()
       },
     }
@@ -1014,7 +1054,15 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
   return {
     version: () => text(mod._ks_version()),
     mmCidPaths() {
-      paths ??= MM_CID_PATHS.map((_, i) => ({ name: text(mod._ks_mm_cid_path_name(i)), help: text(mod._ks_mm_cid_path_help(i)) }))
+      if (paths) return paths
+      // The names and help are the model's (KS_MM_CID_VIEW_PATH): asked of a tiny run of it.
+      const sim = simulate({ preset: 'classroom-8', workloadJson: PATHS_WORKLOAD, seed: 1, algo: 'mm_cid:v6.13' })
+      try {
+        paths = MM_CID_PATHS.map((_, i) => decodeMmCidPathView(views(), sim.modelView(1024,
+          (v, at) => writeMmCidViewRequest(v, at, MM_CID_VIEW.PATH, 0, i))))
+      } finally {
+        sim.free()
+      }
       return paths
     },
     cacheDefaults() {

@@ -164,6 +164,15 @@ _Static_assert(sizeof(ks_burst_cost) == 32, "ks_burst_cost: u64 + 4 x int32 + u6
 KS_API uint32_t ks_sim_burst_count(const ks_sim *sim);
 KS_API const ks_burst_cost *ks_sim_burst_costs(const ks_sim *sim);
 
+/* The plugged model's own views, the one export every model shares: buf starts with the
+ * request the model's decoder writes (its first int32 names the view; each model's
+ * header says what the rest of the request is and what each view writes, e.g.
+ * kscope/mm_cid.h), and the view's bytes are written over it. KS_ERR_NOT_FOUND when the
+ * model has no views (or the view names nothing), KS_ERR_RANGE when len is too small for
+ * the request or the view, KS_ERR_INVALID_ARG for a NULL buffer. Pointers in a view are
+ * valid until the next call that steps, seeks or restores sim. */
+KS_API int32_t ks_sim_model_view_get(ks_sim *sim, void *buf, uint32_t len);
+
 /* Whole-machine snapshot: size, save, restore (same workload and topology). */
 KS_API uint32_t ks_sim_snapshot_size(const ks_sim *sim);
 KS_API int32_t ks_sim_snapshot_save(const ks_sim *sim, void *buf, uint32_t len);

@@ -114,7 +114,7 @@ typedef struct ks_sched_ops {
 
     /* ks_sim_model_view_get: buf holds the caller's request (the model defines it: at
      * least its first 4 bytes say which view) and receives the view's bytes, in a format
-     * the model's own decoders read. Returns the bytes written (>= 0) or -KS_ERR_*. */
+     * the model's own decoders read. KS_OK or a KS_ERR_* status (kscope/sim.h). */
     int32_t (*view_get)(void *state, ks_sim *sim, void *buf, uint32_t len);
 
     /* ---- the trace-replay host (replay.c) ---- */

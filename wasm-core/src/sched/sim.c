@@ -453,6 +453,15 @@ ks_cache *ks_sim_cache(ks_sim *sim)
     return sim ? sim->cache : NULL;
 }
 
+int32_t ks_sim_model_view_get(ks_sim *sim, void *buf, uint32_t len)
+{
+    if (!sim || !buf)
+        return KS_ERR_INVALID_ARG;
+    if (!sim->ops->view_get)
+        return KS_ERR_NOT_FOUND;
+    return sim->ops->view_get(sim->algo, sim, buf, len);
+}
+
 int32_t ks_sim_get_stats(const ks_sim *sim, ks_sim_stats *out)
 {
     if (!sim || !out)

@@ -677,6 +677,7 @@ const ks_sched_ops mm_cid_ops = {
     .set_cpus_allowed = mm_cid_set_cpus_allowed,
     .tick = mm_cid_tick,
     .rseq_cid = mm_cid_of_task,
+    .view_get = mm_cid_view_get,
     .snapshot_size = mm_cid_snapshot_size,
     .snapshot_save = mm_cid_snapshot_save,
     .snapshot_restore = mm_cid_snapshot_restore,

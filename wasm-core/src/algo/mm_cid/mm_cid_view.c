@@ -3,6 +3,7 @@
  * check the tests run after every step. The decision log they read is
  * mm_cid_log.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,66 @@ int32_t ks_mm_cid_pcpu_get(const ks_sim *sim, int32_t tgid, ks_mm_cid_pcpu *out,
         };
     }
     return KS_OK;
+}
+
+/* ---- ks_sim_model_view_get ----------------------------------------------------------- */
+
+int32_t mm_cid_view_get(void *state, ks_sim *sim, void *buf, uint32_t len)
+{
+    (void)state;
+    ks_mm_cid_view_request q;
+    if (len < sizeof q)
+        return KS_ERR_RANGE;
+    memcpy(&q, buf, sizeof q);
+    int32_t room = len > INT32_MAX ? INT32_MAX : (int32_t)len;
+    switch (q.view) {
+    case KS_MM_CID_VIEW_LESSON_SIZE: {
+        uint32_t size = ks_mm_cid_lesson_size(sim);
+        memcpy(buf, &size, sizeof size);
+        return KS_OK;
+    }
+    case KS_MM_CID_VIEW_LESSON:
+        return ks_mm_cid_lesson_get(sim, q.tgid, buf, len);
+    case KS_MM_CID_VIEW_MM: {
+        ks_mm_cid_mm mm;
+        if (len < sizeof mm)
+            return KS_ERR_RANGE;
+        int32_t status = ks_mm_cid_mm_get(sim, q.tgid, &mm);
+        if (status == KS_OK)
+            memcpy(buf, &mm, sizeof mm);
+        return status;
+    }
+    case KS_MM_CID_VIEW_MASK:
+        return ks_mm_cid_mask_get(sim, q.tgid, q.arg, buf, room);
+    case KS_MM_CID_VIEW_PCPU:
+        if ((uint64_t)sched_nr_cpus(sim) * sizeof(ks_mm_cid_pcpu) > len)
+            return KS_ERR_RANGE;
+        return ks_mm_cid_pcpu_get(sim, q.tgid, buf, room / (int32_t)sizeof(ks_mm_cid_pcpu));
+    case KS_MM_CID_VIEW_LOG: {
+        ks_mm_cid_log_view log = {
+            .first_seq = ks_mm_cid_log_first_seq(sim),
+            .records = (uint64_t)(uintptr_t)ks_mm_cid_log_records(sim),
+            .count = ks_mm_cid_log_count(sim),
+        };
+        if (len < sizeof log)
+            return KS_ERR_RANGE;
+        memcpy(buf, &log, sizeof log);
+        return KS_OK;
+    }
+    case KS_MM_CID_VIEW_PATH: {
+        if (q.arg < 0 || q.arg >= KS_MM_CID_PATH_COUNT)
+            return KS_ERR_NOT_FOUND;
+        const char *name = ks_mm_cid_path_name(q.arg), *help = ks_mm_cid_path_help(q.arg);
+        size_t n = strlen(name) + 1, h = strlen(help) + 1;
+        if (n + h > len)
+            return KS_ERR_RANGE;
+        memcpy(buf, name, n);
+        memcpy((char *)buf + n, help, h);
+        return KS_OK;
+    }
+    default:
+        return KS_ERR_NOT_FOUND;
+    }
 }
 
 /* ---- invariants -------------------------------------------------------------------------- */
