@@ -166,8 +166,8 @@ KS_API const ks_burst_cost *ks_sim_burst_costs(const ks_sim *sim);
 
 /* The plugged model's own views, the one export every model shares: buf starts with the
  * request the model's decoder writes (its first int32 names the view; each model's
- * header says what the rest of the request is and what each view writes, e.g.
- * kscope/mm_cid.h), and the view's bytes are written over it. KS_ERR_NOT_FOUND when the
+ * header, include/kscope/<model>.h, says what the rest of the request is and what
+ * each view writes), and the view's bytes are written over it. KS_ERR_NOT_FOUND when the
  * model has no views (or the view names nothing), KS_ERR_RANGE when len is too small for
  * the request or the view, KS_ERR_INVALID_ARG for a NULL buffer. Pointers in a view are
  * valid until the next call that steps, seeks or restores sim. */
