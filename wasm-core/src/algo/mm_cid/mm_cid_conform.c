@@ -1,37 +1,17 @@
 /*
- * Conformance: replaying a real trace through the mm_cid model (kscope/conform.h).
+ * Conformance of the mm_cid model with a real kernel (kscope/conform.h): the model's
+ * classifier on the generic trace-replay host (src/sched/replay.c).
  *
- * The design: a replay host, not the simulator. The model (mm_cid.c,
- * mm_cid_scan.c) reads the scheduler only through the accessors of
- * sched/sched_ops.h (sched_now, sched_cpu_curr, sched_task_mm, ...), which read
- * a struct ks_sim. The replay owns one such struct, zeroed, and fills only what
- * the accessors read: the clock (core.now), nr_cpus, the task table (tid, tgid,
- * mm, cpu, state, affinity) and each CPU's current task (rqs[].curr). No
- * workload, timers, runqueues or cache model exist; the simulator's own code
- * never runs on it. The model's hooks (mm_cid_ops) are then called as the
- * scheduler core calls them, in the order the trace's events say, so the model
- * code that runs is exactly the simulator's, unmodified.
- *
- * What the trace does not show, and what the replay assumes instead:
- *   - tasks alive before the trace starts: created (task_fork with no parent, as
- *     the simulator creates its t=0 tasks) at the first event's time, switched
- *     in on a CPU when an event first names them current there (a cold start);
- *   - affinity: sched_setaffinity is not traced. A task may run on every CPU,
- *     except that a task the migration stopper (migration/N) moves is taken as
- *     pinned where it lands (a thread pinning itself: affine_move_task). The move
- *     is the sched_migrate_task recorded while the stopper is current; where the
- *     trace lacks it (pid-filtered captures drop it) a task preempted by the
- *     stopper and switched in next on another CPU is moved right after the
- *     stopper's switch-in, as the stopper does. Seen later on a CPU outside that
- *     pin, it may run anywhere again. mm->cpus_allowed (a union that never
- *     shrinks) is therefore all CPUs; the pin matters for 6.12's migrate-to
- *     test, mm_users >= t->nr_cpus_allowed;
+ * The host replays the trace's scheduling events through mm_cid_ops (switches,
+ * forks, migrations, exits, inferred affinity, gaps); this file is the client that
+ * compares, at every rseq_update, the cid the model gives the task with the one the
+ * kernel reported, and names the cause of each disagreement (kscope/conform.h lists
+ * them). What the host assumes where the trace is silent is replay.c's essay; what
+ * is particular to mm_cid:
  *   - the tick, and with it the 100 ms scan (task_tick_mm_cid queues
  *     task_mm_cid_work as task_work, TWA_RESUME). Replaying kscope's simulator
- *     (SCAN_AT_TICK): on a grid of 1/hz from time 0 each CPU whose current task
- *     belongs to a known mm runs the model's tick hook, before the events
- *     stamped at that time, as the simulator does. Replaying a kernel
- *     (SCAN_AT_RETURN): the real ticks' phase is unknown, so the grid is not
+ *     (SCAN_AT_TICK): the host's tick grid runs the model's tick hook. Replaying a
+ *     kernel (SCAN_AT_RETURN): the real ticks' phase is unknown, so the grid is not
  *     used; the work runs where the trace shows it ran - an rseq_update with no
  *     switch-in or migration of its task since its last one was raised by
  *     task_work_add's TIF_NOTIFY_RESUME (or a signal), and resume_user_mode_work
@@ -43,31 +23,17 @@
  *     sched_mm_cid_remote_clear_old reads the remote CPU's rq->clock, which
  *     stands still while that CPU idles until something updates it; the model
  *     uses the replay's time;
- *   - mm identity: the tgid. Traces without a TGID column get it from the
- *     capture header, sched_process_fork or the pid (backend/kscope/tgids.py);
- *     a task still without one is replayed without an mm (the model ignores
- *     it) and its rseq_updates count as unknown_mm;
- *   - missing events (gaps): every event names the task current on its CPU
- *     (pid column; sched_switch's prev_pid). When it is not the task the replay
- *     believes current, the replay switches the believed task out, switches the
- *     named task out of any other CPU it believed it on, applies the migration
- *     the trace missed (migrate hook) when the task last ran elsewhere, and
- *     switches it in: the kernel did all of that at some time the trace does
- *     not say; the replay does it at the event's time.
- *     One exception: __schedule() records sched_switch before context_switch(),
- *     and current becomes next only in switch_to(), so an event recorded inside
- *     context_switch() (kscope's kscope_mm_cid_get, from switch_mm_cid()) names
- *     prev. A non-scheduling (generic) event naming the task the CPU's last
- *     sched_switch switched out, before any other event there, is that and no gap;
+ *   - affinity: the host's inferred pins matter for 6.12's migrate-to test,
+ *     mm_users >= t->nr_cpus_allowed; mm->cpus_allowed (a union that never shrinks)
+ *     is all CPUs;
+ *   - kscope's kscope_mm_cid_get tracepoint, recorded from switch_mm_cid() inside
+ *     context_switch(), names prev: the host's context-switch exception covers it;
+ *   - a task without a tgid has no mm: its rseq_updates count as unknown_mm;
  *   - a scan that ran unseen (see the tick above) is not replayed, but a
  *     disagreement it explains is named (scan_not_visible): the mm's scan was
  *     due in the model and a thread of the mm returned to user space after a
  *     switch-in since then, where task_work queued by a tick before the thread
  *     blocked runs unseen (hidden_scan_at).
- *
- * Tasks are dense indices into the host's table (pid -> index by a hash; a fork
- * of a pid seen before starts a new task: pid reuse). Tables grow by doubling:
- * the host's and the model's (st->tasks, st->mm_map) together.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,117 +41,29 @@
 
 #include "kscope/conform.h"
 #include "mm_cid.h"
+#include "../../base/imap.h"
+#include "../../sched/replay.h"
 #include "../../sched/sim_internal.h"
 
 #define CONFORM_NEAR_NS 100000000ull   /* a gap this close before a disagreement is named */
 
-/* ---- an int -> int hash (open addressing, linear probing) ------------------------- */
-
-typedef struct imap {
-    int32_t *keys;      /* key + 1; 0 = empty */
-    int32_t *vals;
-    uint32_t cap, len;
-} imap;
-
-static uint32_t imap_hash(int32_t k)
-{
-    uint32_t x = (uint32_t)k * 2654435761u;
-    return x ^ (x >> 16);
-}
-
-static int32_t imap_get(const imap *m, int32_t key, int32_t dflt)
-{
-    if (!m->cap)
-        return dflt;
-    for (uint32_t i = imap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == 0)
-            return dflt;
-        if (m->keys[i] == key + 1)
-            return m->vals[i];
-    }
-}
-
-static int imap_put(imap *m, int32_t key, int32_t val);
-
-static int imap_grow(imap *m)
-{
-    imap g = { .cap = m->cap ? m->cap * 2 : 64 };
-    g.keys = calloc(g.cap, sizeof *g.keys);
-    g.vals = calloc(g.cap, sizeof *g.vals);
-    if (!g.keys || !g.vals) {
-        free(g.keys);
-        free(g.vals);
-        return -1;
-    }
-    for (uint32_t i = 0; i < m->cap; i++)
-        if (m->keys[i])
-            imap_put(&g, m->keys[i] - 1, m->vals[i]);
-    free(m->keys);
-    free(m->vals);
-    *m = g;
-    return 0;
-}
-
-static int imap_put(imap *m, int32_t key, int32_t val)
-{
-    if ((m->len + 1) * 2 > m->cap && imap_grow(m))
-        return -1;
-    for (uint32_t i = imap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == 0) {
-            m->keys[i] = key + 1;
-            m->vals[i] = val;
-            m->len++;
-            return 0;
-        }
-        if (m->keys[i] == key + 1) {
-            m->vals[i] = val;
-            return 0;
-        }
-    }
-}
-
-static void imap_free(imap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    *m = (imap){ 0 };
-}
-
-/* ---- the replay ------------------------------------------------------------------- */
-
-/* What the replay knows of a task besides the host's sim_task. */
+/* What the classifier knows of a task besides the host's. */
 typedef struct conform_task {
-    int32_t ran;            /* switched in at least once (migrations may move its cid) */
-    int32_t forked;         /* created by a fork event in the trace */
     int32_t last_path;      /* the model's last allocation decision for it, -1 */
     int32_t last_cpu;       /* ... on this CPU */
     uint64_t last_ts;
-    uint64_t gap_ts;        /* its last gap (0 none) */
     uint64_t slot_idle_ns;  /* at its last switch-in: how long its CPU's cid had been unused */
-    int32_t prompted;       /* switched in, migrated or forked since its last rseq_update */
+    int32_t prompted;       /* switched in or migrated since its last rseq_update */
     uint64_t scan_due_ret_ts; /* its last prompted rseq_update (a return to user space after a
                                switch-in) while its mm's scan was due in the model; 0 none */
 } conform_task;
 
-typedef struct conform_cpu {
-    int32_t known;          /* an event named its current task */
-    int32_t gap_out;        /* the last gap: pid believed current (missing switch-out) */
-    int32_t gap_in;         /* ... pid the trace named (missing switch-in) */
-    int32_t ctx_prev;       /* prev_pid of the last sched_switch here while no other event
-                               has followed it (inside context_switch()); -1 none */
-    uint64_t gap_ts;
-} conform_cpu;
-
 struct ks_conform {
-    ks_sim host;            /* the replay host: see the essay */
+    sched_replay *r;        /* the replay host (src/sched/replay.c) */
+    ks_sim *host;           /* its ks_sim, for the accessors */
     mm_cid_state *st;
     conform_task *ctasks;
-    conform_cpu *cpus;
-    imap pid_task;          /* pid -> task index */
-    imap pid_tgid;          /* pid -> tgid, learned from every record's TGID column */
-    imap tgid_mm;           /* tgid -> mm index */
     imap rseq_tgid;         /* tgids with rseq_updates (value 1) */
-    imap mm_born;           /* mm -> 1: created by a fork in the trace; 0: existed before it */
     imap mm_disagreed;      /* mm -> 1: had a disagreement (later ones may cascade) */
     uint64_t *mm_disagree_ts;/* per mm: time of its last disagreement (0 none) */
     int32_t *mm_due_ret;    /* per mm: the task of its first scan_due_ret_ts since the scan
@@ -194,10 +72,9 @@ struct ks_conform {
     imap scan_drop;         /* mm * nr_cpus + cpu -> cid + 1 the model's scan dropped there,
                                unused < 100 ms + 1 tick (borderline) */
     imap compared_on;       /* task * nr_cpus + cpu -> 1: the task was compared on that CPU */
-    int32_t hz;
-    uint64_t tick_ns, next_tick;
-    uint64_t start_ns, last_ts;
-    int32_t started;
+    uint64_t tick_ns;
+    uint64_t switch_seq;    /* the log's sequence number when the current switch began */
+    uint64_t tick_seq;      /* ... when the current tick hook began */
     ks_conform_summary sum;
     ks_conform_disagreement *kept;
     int32_t max_kept;
@@ -205,139 +82,67 @@ struct ks_conform {
     int32_t scan_at;        /* KS_CONFORM_SCAN_AT_* */
 };
 
-/* Grows the host's and the model's task tables to hold at least need tasks. */
-static int grow_tasks(ks_conform *c, int32_t need)
-{
-    ks_sim *h = &c->host;
-    if (need <= h->max_tasks)
-        return 0;
-    int32_t cap = h->max_tasks;
-    while (cap < need)
-        cap *= 2;
-    sim_task *t = realloc(h->tasks, (size_t)cap * sizeof *t);
-    if (!t)
-        return -1;
-    h->tasks = t;
-    conform_task *ct = realloc(c->ctasks, (size_t)cap * sizeof *ct);
-    if (!ct)
-        return -1;
-    c->ctasks = ct;
-    cpumask *masks = realloc(h->masks, ((size_t)cap + 1) * sizeof *masks);
-    if (!masks)
-        return -1;
-    h->masks = masks;
-    h->nr_masks = cap + 1;
-    mm_cid_task *mt = realloc(c->st->tasks, ((size_t)cap + 1) * sizeof *mt);
-    if (!mt)
-        return -1;
-    memset(mt + h->max_tasks + 1, 0, (size_t)(cap - h->max_tasks) * sizeof *mt);
-    c->st->tasks = mt;
-    h->max_tasks = c->st->max_tasks = cap;
-    return 0;
-}
+/* ---- the host's callbacks ------------------------------------------------------------ */
 
-static int grow_mms(ks_conform *c, int32_t need)
+static int32_t on_grow(void *ctx, int32_t max_tasks, int32_t max_mms, int32_t old_tasks,
+                       int32_t old_mms)
 {
-    ks_sim *h = &c->host;
-    if (need <= h->max_mms)
-        return 0;
-    int32_t cap = h->max_mms;
-    while (cap < need)
-        cap *= 2;
-    int32_t *map = realloc(c->st->mm_map, ((size_t)cap + 1) * sizeof *map);
-    if (!map)
-        return -1;
-    for (int32_t i = h->max_mms; i <= cap; i++)
-        map[i] = -1;
-    c->st->mm_map = map;
-    uint64_t *dts = realloc(c->mm_disagree_ts, ((size_t)cap + 1) * sizeof *dts);
-    if (!dts)
-        return -1;
-    c->mm_disagree_ts = dts;
-    int32_t *due = realloc(c->mm_due_ret, ((size_t)cap + 1) * sizeof *due);
-    if (!due)
-        return -1;
-    c->mm_due_ret = due;
-    int32_t *dn = realloc(c->mm_due_n, ((size_t)cap + 1) * sizeof *dn);
-    if (!dn)
-        return -1;
-    c->mm_due_n = dn;
-    for (int32_t i = h->max_mms; i <= cap; i++) {
-        dts[i] = 0;
-        due[i] = -1;
-        dn[i] = 0;
+    ks_conform *c = ctx;
+    if (max_tasks > old_tasks) {
+        conform_task *ct = realloc(c->ctasks, (size_t)max_tasks * sizeof *ct);
+        if (!ct)
+            return -1;
+        c->ctasks = ct;
     }
-    h->max_mms = c->st->max_mms = cap;
+    if (max_mms > old_mms) {
+        uint64_t *dts = realloc(c->mm_disagree_ts, ((size_t)max_mms + 1) * sizeof *dts);
+        if (!dts)
+            return -1;
+        c->mm_disagree_ts = dts;
+        int32_t *due = realloc(c->mm_due_ret, ((size_t)max_mms + 1) * sizeof *due);
+        if (!due)
+            return -1;
+        c->mm_due_ret = due;
+        int32_t *dn = realloc(c->mm_due_n, ((size_t)max_mms + 1) * sizeof *dn);
+        if (!dn)
+            return -1;
+        c->mm_due_n = dn;
+        for (int32_t i = old_mms; i <= max_mms; i++) {
+            dts[i] = 0;
+            due[i] = -1;
+            dn[i] = 0;
+        }
+    }
     return 0;
 }
 
-/* The mm index of a tgid (a new one for a new tgid); -1 for an unknown tgid. */
-static int32_t mm_of_tgid(ks_conform *c, int32_t tgid)
+static void on_task_new(void *ctx, sched_replay *r, int32_t t)
 {
-    if (tgid < 0)
-        return -1;
-    int32_t mm = imap_get(&c->tgid_mm, tgid, -1);
-    if (mm >= 0)
-        return mm;
-    mm = (int32_t)c->tgid_mm.len;
-    if (grow_mms(c, mm + 1) || imap_put(&c->tgid_mm, tgid, mm))
-        return -1;
-    c->sum.nr_mms = mm + 1;
-    return mm;
-}
-
-/* Creates a task for pid (tgid from the trace, or -1) on cpu. -1 if out of memory. */
-static int32_t new_task(ks_conform *c, int32_t pid, int32_t parent, int32_t cpu, const char *comm,
-                        int forked)
-{
-    ks_sim *h = &c->host;
-    int32_t t = h->core.nr_tasks;
-    if (grow_tasks(c, t + 1) || imap_put(&c->pid_task, pid, t))
-        return -1;
-    h->core.nr_tasks++;
-    int32_t tgid = imap_get(&c->pid_tgid, pid, -1);
-    int32_t known_mms = (int32_t)c->tgid_mm.len;
-    h->tasks[t] = (sim_task){ .tid = pid, .tgid = tgid, .mm = mm_of_tgid(c, tgid), .proc = -1,
-                              .policy = KS_SCHED_NORMAL, .prio = SCHED_NORMAL_PRIO,
-                              .state = KS_TASK_SLEEPING, .cpu = cpu, .mask = 0,
-                              .nr_cpus_allowed = h->nr_cpus, .rq_next = -1, .rq_prev = -1,
-                              .parent = parent };
-    if (comm)
-        memcpy(h->tasks[t].comm, comm, KS_COMM_LEN);
-    if (h->tasks[t].mm >= 0 && (int32_t)c->tgid_mm.len > known_mms)   /* this task made the mm */
-        imap_put(&c->mm_born, h->tasks[t].mm, forked);
-    c->ctasks[t] = (conform_task){ .forked = forked, .last_path = -1, .last_cpu = -1 };
-    c->sum.nr_tasks = h->core.nr_tasks;
-    /* A task alive before the trace is created as at its start (the simulator's t=0). */
-    uint64_t now = h->core.now;
-    if (!forked)
-        h->core.now = c->start_ns;
-    mm_cid_ops.task_fork(c->st, h, parent, t);
-    mm_cid_ops.set_cpus_allowed(c->st, h, t);
-    h->core.now = now;
-    return t;
-}
-
-/* The task of pid, created (as alive before the trace) if new; -1 for the idle task. */
-static int32_t task_of(ks_conform *c, int32_t pid, int32_t cpu, const char *comm)
-{
-    if (pid <= 0)
-        return -1;
-    int32_t t = imap_get(&c->pid_task, pid, -1);
-    return t >= 0 ? t : new_task(c, pid, -1, cpu, comm, 0);
+    (void)r;
+    ks_conform *c = ctx;
+    c->ctasks[t] = (conform_task){ .last_path = -1, .last_cpu = -1 };
+    c->sum.nr_tasks = replay_stats_get(r)->nr_tasks;
 }
 
 /* Whether task t belongs to an mm that has rseq_updates (so a gap there matters). */
 static int task_in_rseq_mm(const ks_conform *c, int32_t t)
 {
-    return t >= 0 && c->host.tasks[t].tgid >= 0 && imap_get(&c->rseq_tgid, c->host.tasks[t].tgid, 0);
+    return t >= 0 && c->host->tasks[t].tgid >= 0 && imap_get(&c->rseq_tgid, c->host->tasks[t].tgid, 0);
+}
+
+static void on_gap(void *ctx, sched_replay *r, int32_t believed, int32_t named, int32_t cpu)
+{
+    (void)r, (void)cpu;
+    ks_conform *c = ctx;
+    if (task_in_rseq_mm(c, believed) || task_in_rseq_mm(c, named))
+        c->sum.gaps_mm++;
 }
 
 /* Notes the model's allocation decision for task t (the records logged since seq). */
 static void note_decision(ks_conform *c, int32_t t, uint64_t seq)
 {
     const mm_cid_state *st = c->st;
-    int32_t tid = c->host.tasks[t].tid;
+    int32_t tid = c->host->tasks[t].tid;
     uint64_t end = st->log_first_seq + st->log_len;
     for (uint64_t s = end; s > seq && s > st->log_first_seq; s--) {
         const ks_mm_cid_record *r = &st->log[s - 1 - st->log_first_seq];
@@ -359,172 +164,72 @@ static void note_decision(ks_conform *c, int32_t t, uint64_t seq)
     }
 }
 
-static void unpin_if_outside(ks_conform *c, int32_t t, int32_t cpu);
-
-/* The model's context switch on cpu (prev or next may be -1), as context_switch(). */
-static void do_switch(ks_conform *c, int32_t prev, int32_t next, int32_t cpu)
+static void on_switch_begin(void *ctx, sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
 {
-    ks_sim *h = &c->host;
-    uint64_t seq = c->st->hdr.log_seq;
-    if (prev >= 0 && h->tasks[prev].state != KS_TASK_DEAD)
-        h->tasks[prev].state = KS_TASK_SLEEPING;
+    (void)r, (void)prev, (void)next, (void)cpu;
+    ks_conform *c = ctx;
+    c->switch_seq = c->st->hdr.log_seq;
+}
+
+/* How long next's CPU slot had been unused, just before the model switches it in. */
+static void on_switch_before(void *ctx, sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
+{
+    (void)r, (void)prev;
+    ks_conform *c = ctx;
+    if (next < 0)
+        return;
+    ks_sim *h = c->host;
+    mm_cid_mm *m = mm_cid_mm_of(c->st, h->tasks[next].mm);
+    const mm_cid_pcpu *slot = m ? &m->pcpu[cpu] : NULL;
+    c->ctasks[next].slot_idle_ns = slot && slot->cid != MM_CID_UNSET && h->core.now > slot->time
+                                       ? h->core.now - slot->time : 0;
+}
+
+static void on_switch_end(void *ctx, sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
+{
+    (void)r, (void)prev, (void)cpu;
+    ks_conform *c = ctx;
     if (next >= 0) {
-        sim_task *n = &h->tasks[next];
-        /* next is believed running elsewhere: its switch-out there is missing */
-        if (n->state == KS_TASK_RUNNING && n->cpu != cpu && h->rqs[n->cpu].curr == next) {
-            int32_t other = n->cpu;
-            mm_cid_ops.switch_to(c->st, h, next, -1, other);
-            h->rqs[other].curr = -1;
-            c->cpus[other].known = 0;       /* the next event there tells who runs */
-        }
-        unpin_if_outside(c, next, cpu);
-        if (n->cpu != cpu && c->ctasks[next].ran) {
-            c->sum.missing_migrations++;    /* its migration is missing: set_task_cpu() */
-            int32_t from = n->cpu;
-            n->cpu = cpu;
-            mm_cid_ops.migrate(c->st, h, next, from, cpu);
-        }
-        n->cpu = cpu;
-    }
-    if (next >= 0) {
-        mm_cid_mm *m = mm_cid_mm_of(c->st, h->tasks[next].mm);
-        const mm_cid_pcpu *slot = m ? &m->pcpu[cpu] : NULL;
-        c->ctasks[next].slot_idle_ns = slot && slot->cid != MM_CID_UNSET && h->core.now > slot->time
-                                           ? h->core.now - slot->time : 0;
-    }
-    mm_cid_ops.switch_to(c->st, h, prev, next, cpu);
-    h->rqs[cpu].curr = next;
-    if (next >= 0) {
-        h->tasks[next].state = KS_TASK_RUNNING;
-        c->ctasks[next].ran = 1;
         c->ctasks[next].prompted = 1;       /* rseq_preempt / rseq_migrate */
-        note_decision(c, next, seq);
+        note_decision(c, next, c->switch_seq);
     }
 }
 
-/* Task t may run only on cpu from now on (sched_setaffinity: inferred, see below). */
-static void pin_task(ks_conform *c, int32_t t, int32_t cpu)
+static void on_migrated(void *ctx, sched_replay *r, int32_t t, int32_t from, int32_t to)
 {
-    ks_sim *h = &c->host;
-    cpumask *m = &h->masks[1 + t];
-    memset(m, 0, sizeof *m);
-    cpumask_set(m, cpu);
-    h->tasks[t].mask = 1 + t;
-    h->tasks[t].nr_cpus_allowed = 1;
-    mm_cid_ops.set_cpus_allowed(c->st, h, t);
+    (void)r, (void)from, (void)to;
+    ((ks_conform *)ctx)->ctasks[t].prompted = 1;    /* rseq_migrate */
 }
 
-/* A task seen on a CPU outside its inferred mask: its affinity was widened again. */
-static void unpin_if_outside(ks_conform *c, int32_t t, int32_t cpu)
+static void on_tick_before(void *ctx, sched_replay *r, int32_t cpu, int32_t curr)
 {
-    ks_sim *h = &c->host;
-    if (h->tasks[t].mask == 0 || cpumask_test(&h->masks[h->tasks[t].mask], cpu))
-        return;
-    h->tasks[t].mask = 0;
-    h->tasks[t].nr_cpus_allowed = h->nr_cpus;
-    mm_cid_ops.set_cpus_allowed(c->st, h, t);
+    (void)r, (void)cpu, (void)curr;
+    ks_conform *c = ctx;
+    c->tick_seq = c->st->hdr.log_seq;
 }
 
-/* The migration stopper (migration/N) moved pid from src to dst: sched_setaffinity's
- * affine_move_task (or an active balance) while it ran. Traces filtered by pid lack the
- * sched_migrate_task (recorded with the stopper current). The replay infers a pin to dst
- * (the common case: a thread pinning itself), then migrates as move_queued_task does. */
-static void stopper_migration(ks_conform *c, int32_t pid, int32_t src, int32_t dst)
+/* After task_tick_mm_cid / task_mm_cid_work for curr on cpu (the model checks
+ * mm->mm_cid_next_scan itself): counts scans, notes borderline drops. */
+static void on_tick_after(void *ctx, sched_replay *r, int32_t cpu, int32_t curr)
 {
-    ks_sim *h = &c->host;
-    int32_t t = imap_get(&c->pid_task, pid, -1);
-    if (t < 0 || h->tasks[t].state == KS_TASK_DEAD || h->tasks[t].cpu != src)
-        return;
-    c->sum.stopper_migrations++;
-    pin_task(c, t, dst);
-    h->tasks[t].cpu = dst;
-    mm_cid_ops.migrate(c->st, h, t, src, dst);
-}
-
-/* Every record names the task current on its CPU: reconcile the replay's belief. */
-static void reconcile(ks_conform *c, const ks_event *ev, int32_t pid)
-{
-    ks_sim *h = &c->host;
-    int32_t cpu = ev->cpu;
-    conform_cpu *cc = &c->cpus[cpu];
-    /* recorded inside context_switch(), before switch_to() made next current (see the essay) */
-    if (ev->type == KS_EV_GENERIC && cc->known && pid == cc->ctx_prev)
-        return;
-    cc->ctx_prev = -1;
-    int32_t named = task_of(c, pid, cpu, pid == ev->pid ? ev->comm : NULL);
-    int32_t believed = h->rqs[cpu].curr;
-    if (cc->known && believed == named)
-        return;
-    if (!cc->known) {
-        cc->known = 1;
-        c->sum.cold_starts++;
-        if (believed != named)
-            do_switch(c, believed, named, cpu);
-        return;
-    }
-    c->sum.gaps++;
-    if (task_in_rseq_mm(c, believed) || task_in_rseq_mm(c, named))
-        c->sum.gaps_mm++;
-    cc->gap_out = believed >= 0 ? h->tasks[believed].tid : 0;
-    cc->gap_in = pid;
-    cc->gap_ts = ev->ts_ns;
-    if (believed >= 0)
-        c->ctasks[believed].gap_ts = ev->ts_ns;
-    if (named >= 0)
-        c->ctasks[named].gap_ts = ev->ts_ns;
-    do_switch(c, believed, named, cpu);
-}
-
-/* task_tick_mm_cid / task_mm_cid_work for task curr on cpu at the replay's current time
- * (the model checks mm->mm_cid_next_scan itself); counts scans, notes borderline drops. */
-static void run_scan_hook(ks_conform *c, int32_t cpu, int32_t curr)
-{
-    ks_sim *h = &c->host;
-    uint64_t seq = c->st->hdr.log_seq;
-    mm_cid_ops.tick(c->st, h, cpu, curr);
+    (void)r, (void)cpu;
+    ks_conform *c = ctx;
+    ks_sim *h = c->host;
     const mm_cid_state *st = c->st;
-    for (uint64_t s = seq; s < st->hdr.log_seq; s++) {
+    for (uint64_t s = c->tick_seq; s < st->hdr.log_seq; s++) {
         if (s < st->log_first_seq || s >= st->log_first_seq + st->log_len)
             continue;
-        const ks_mm_cid_record *r = &st->log[s - st->log_first_seq];
-        if (r->path == KS_MM_CID_SCAN)
+        const ks_mm_cid_record *rec = &st->log[s - st->log_first_seq];
+        if (rec->path == KS_MM_CID_SCAN)
             c->sum.scans++;
-        else if (r->path == KS_MM_CID_SCAN_DROPPED_OLD && r->cid >= 0 &&
-                 r->age_ns < SCHED_MM_CID_PERIOD_NS + c->tick_ns)
+        else if (rec->path == KS_MM_CID_SCAN_DROPPED_OLD && rec->cid >= 0 &&
+                 rec->age_ns < SCHED_MM_CID_PERIOD_NS + c->tick_ns)
             /* a borderline drop: the kernel's scan, a tick off, may have kept it */
-            imap_put(&c->scan_drop, h->tasks[curr].mm * h->nr_cpus + r->cpu, r->cid + 1);
+            imap_put(&c->scan_drop, h->tasks[curr].mm * h->nr_cpus + rec->cpu, rec->cid + 1);
     }
 }
 
-/* AT_TICK (replaying kscope's simulator): the ticks of the 1/hz grid up to and including
- * ts, each running the scan hook on every CPU whose current task has an mm, as the
- * simulator does. AT_RETURN (a real kernel) does not use the grid: the kernel's ticks
- * have a phase the trace does not give, and a grid tick landing in a short run the real
- * tick missed would scan where the kernel did not. The scan runs where the trace shows
- * that task_work ran instead (on_rseq). */
-static void run_ticks(ks_conform *c, uint64_t ts)
-{
-    ks_sim *h = &c->host;
-    if (c->scan_at != KS_CONFORM_SCAN_AT_TICK)
-        return;
-    while (c->next_tick <= ts) {
-        int any = 0;
-        for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
-            int32_t curr = h->rqs[cpu].curr;
-            if (curr < 0 || !c->st->tasks[curr].active || h->tasks[curr].mm < 0)
-                continue;
-            if (!any) {
-                h->core.now = c->next_tick;
-                any = 1;
-            }
-            c->sum.ticks++;
-            run_scan_hook(c, cpu, curr);
-        }
-        if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
-            c->next_tick = (ts / c->tick_ns) * c->tick_ns;
-        c->next_tick += c->tick_ns;
-    }
-}
+/* ---- classification ------------------------------------------------------------------ */
 
 static const char *const cause_names[KS_CONFORM_CAUSE_COUNT] = {
     "unexplained", "missing_events", "scan_not_visible", "state_before_trace", "cascade",
@@ -539,7 +244,7 @@ static int same_time_change(const ks_conform *c, int32_t t)
 {
     const conform_task *ct = &c->ctasks[t];
     const mm_cid_state *st = c->st;
-    int32_t tgid = c->host.tasks[t].tgid;
+    int32_t tgid = c->host->tasks[t].tgid;
     if (ct->last_path < 0)
         return 0;
     for (uint32_t i = st->log_len, n = 0; i > 0 && n < 256; i--, n++) {
@@ -579,12 +284,12 @@ static int is_allocation(int32_t path)
  * >= 100 ms - 1 tick: a scan the trace did not show would have freed it for t. */
 static int idle_holder(const ks_conform *c, int32_t t, int32_t kcid)
 {
-    mm_cid_mm *m = mm_cid_mm_of(c->st, c->host.tasks[t].mm);
-    uint64_t now = c->host.core.now;
+    mm_cid_mm *m = mm_cid_mm_of(c->st, c->host->tasks[t].mm);
+    uint64_t now = c->host->core.now;
     if (!m || kcid < 0)
         return 0;
     for (int32_t cpu = 0; cpu < c->st->nr_cpus; cpu++)
-        if (m->pcpu[cpu].cid == kcid && mm_cid_curr_of_mm(c->st, &c->host, m, cpu) < 0 &&
+        if (m->pcpu[cpu].cid == kcid && mm_cid_curr_of_mm(c->st, c->host, m, cpu) < 0 &&
             now + c->tick_ns >= m->pcpu[cpu].time + SCHED_MM_CID_PERIOD_NS)
             return 1;
     return 0;
@@ -600,12 +305,12 @@ static int idle_holder(const ks_conform *c, int32_t t, int32_t kcid)
  * which follows its next switch-in and looks like any other. Returns the task index. */
 static int32_t hidden_scan_at(const ks_conform *c, int32_t t)
 {
-    int32_t mm = c->host.tasks[t].mm;
+    int32_t mm = c->host->tasks[t].mm;
     mm_cid_mm *m = mm_cid_mm_of(c->st, mm);
-    if (!m || mm < 0 || c->host.core.now < m->next_scan)
+    if (!m || mm < 0 || c->host->core.now < m->next_scan)
         return -1;
     int32_t cand = c->mm_due_ret[mm];
-    if (cand < 0 || c->host.tasks[cand].mm != mm)
+    if (cand < 0 || c->host->tasks[cand].mm != mm)
         return -1;
     uint64_t ts = c->ctasks[cand].scan_due_ret_ts;
     if (!ts || ts < m->next_scan || c->mm_disagree_ts[mm] >= m->next_scan)
@@ -619,10 +324,11 @@ static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int3
                         int first_on_cpu)
 {
     const conform_task *ct = &c->ctasks[t];
-    const conform_cpu *cc = &c->cpus[ev->cpu];
-    int32_t mm = c->host.tasks[t].mm;
+    const replay_task *rt = replay_task_info(c->r, t);
+    const replay_cpu *cc = replay_cpu_info(c->r, ev->cpu);
+    int32_t mm = c->host->tasks[t].mm;
     int near_cpu = cc->gap_ts && ev->ts_ns - cc->gap_ts <= CONFORM_NEAR_NS;
-    int near_task = ct->gap_ts && ev->ts_ns - ct->gap_ts <= CONFORM_NEAR_NS;
+    int near_task = rt->gap_ts && ev->ts_ns - rt->gap_ts <= CONFORM_NEAR_NS;
     if (near_cpu || near_task)
         return KS_CONFORM_MISSING_EVENTS;
     if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID &&
@@ -636,7 +342,7 @@ static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int3
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (same_time_change(c, t))
         return KS_CONFORM_SAME_TIME_ORDER;
-    if (!imap_get(&c->mm_born, mm, 0) && first_on_cpu)
+    if (!replay_mm_born(c->r, mm) && first_on_cpu)
         return KS_CONFORM_STATE_BEFORE_TRACE;
     if (imap_get(&c->mm_disagreed, mm, 0))
         return KS_CONFORM_CASCADE;
@@ -648,9 +354,9 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
 {
     if (c->sum.kept >= c->max_kept)
         return;
-    ks_sim *h = &c->host;
+    ks_sim *h = c->host;
     const conform_task *ct = &c->ctasks[t];
-    const conform_cpu *cc = &c->cpus[ev->cpu];
+    const replay_cpu *cc = replay_cpu_info(c->r, ev->cpu);
     ks_conform_disagreement *d = &c->kept[c->sum.kept++];
     int32_t kcid = ev->u.rseq_update.mm_cid;
     int near_cpu = cc->gap_ts && ev->ts_ns - cc->gap_ts <= CONFORM_NEAR_NS;
@@ -678,7 +384,7 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
             WHY("trace lacks pid %d's switch-in on CPU %d before %.6f", cc->gap_in, ev->cpu,
                 (double)cc->gap_ts / 1e9);
         else
-            WHY("events of this task missing before %.6f", (double)ct->gap_ts / 1e9);
+            WHY("events of this task missing before %.6f", (double)replay_task_info(c->r, t)->gap_ts / 1e9);
         break;
     case KS_CONFORM_SCAN_NOT_VISIBLE:
         if (!(ct->last_path == KS_MM_CID_KEEP_PCPU_CID &&
@@ -736,7 +442,7 @@ static void keep_disagreement(ks_conform *c, const ks_event *ev, int32_t t, int3
  * a remote clear's hold, or from the free pool (this slot's cid is freed). */
 static void resync(ks_conform *c, int32_t t, int32_t cpu, int32_t kcid)
 {
-    ks_sim *h = &c->host;
+    ks_sim *h = c->host;
     mm_cid_state *st = c->st;
     mm_cid_mm *m = mm_cid_mm_of(st, h->tasks[t].mm);
     if (!m || kcid < 0 || kcid >= st->nr_cpus || h->rqs[cpu].curr != t)
@@ -783,8 +489,8 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
     c->sum.rseq_updates++;
     if (ev->tgid >= 0)
         imap_put(&c->rseq_tgid, ev->tgid, 1);
-    int32_t t = imap_get(&c->pid_task, ev->pid, -1);
-    if (t < 0 || c->host.tasks[t].mm < 0) {
+    int32_t t = replay_task_of_pid(c->r, ev->pid);
+    if (t < 0 || c->host->tasks[t].mm < 0) {
         c->sum.unknown_mm++;
         return;
     }
@@ -798,20 +504,19 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
     conform_task *ct = &c->ctasks[t];
     int unprompted = !ct->prompted;
     ct->prompted = 0;
-    mm_cid_mm *mmp = mm_cid_mm_of(c->st, c->host.tasks[t].mm);
+    mm_cid_mm *mmp = mm_cid_mm_of(c->st, c->host->tasks[t].mm);
     /* noted after the comparison: a scan here runs after this cid was chosen */
     int due_ret = !unprompted && mmp && ev->ts_ns >= mmp->next_scan;
     if (unprompted) {
         c->sum.unprompted++;
-        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host.rqs[ev->cpu].curr == t) {
-            c->sum.ticks++;
-            run_scan_hook(c, ev->cpu, t);
+        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host->rqs[ev->cpu].curr == t) {
+            replay_tick(c->r, ev->cpu, t);
         }
     }
     compare_rseq(c, ev, t);
     if (due_ret) {
-        int32_t mm = c->host.tasks[t].mm, first = c->mm_due_ret[mm];
-        if (first < 0 || c->host.tasks[first].mm != mm ||
+        int32_t mm = c->host->tasks[t].mm, first = c->mm_due_ret[mm];
+        if (first < 0 || c->host->tasks[first].mm != mm ||
             c->ctasks[first].scan_due_ret_ts < mmp->next_scan) {   /* the first since due */
             ct->scan_due_ret_ts = ev->ts_ns;
             c->mm_due_ret[mm] = t;
@@ -828,10 +533,10 @@ static void compare_rseq(ks_conform *c, const ks_event *ev, int32_t t)
         c->sum.no_cid++;
         return;
     }
-    int32_t model = mm_cid_ops.rseq_cid(c->st, &c->host, t);
+    int32_t model = mm_cid_ops.rseq_cid(c->st, c->host, t);
     c->sum.compared++;
     /* what the model's scan dropped here since the last comparison (consumed now) */
-    int32_t mm = c->host.tasks[t].mm, nr = c->host.nr_cpus;
+    int32_t mm = c->host->tasks[t].mm, nr = c->host->nr_cpus;
     int32_t drop_cid = imap_get(&c->scan_drop, mm * nr + ev->cpu, 0) - 1;
     if (drop_cid >= 0)
         imap_put(&c->scan_drop, mm * nr + ev->cpu, 0);
@@ -852,79 +557,11 @@ static void compare_rseq(ks_conform *c, const ks_event *ev, int32_t t)
         resync(c, t, ev->cpu, ev->u.rseq_update.mm_cid);
 }
 
-static void on_event(ks_conform *c, const ks_event *ev)
+static void on_event(void *ctx, sched_replay *r, const ks_event *ev)
 {
-    ks_sim *h = &c->host;
-    c->sum.events++;
-    if (ev->cpu < 0 || ev->cpu >= h->nr_cpus || (c->started && ev->ts_ns < c->last_ts)) {
-        c->sum.bad_events++;
-        return;
-    }
-    if (!c->started) {
-        c->started = 1;
-        c->start_ns = ev->ts_ns;
-        c->next_tick = (ev->ts_ns / c->tick_ns + 1) * c->tick_ns;
-    }
-    c->last_ts = ev->ts_ns;
-    run_ticks(c, ev->ts_ns);
-    h->core.now = ev->ts_ns;
-    int32_t cpu = ev->cpu;
-    switch (ev->type) {
-    case KS_EV_SCHED_SWITCH: {
-        const ks_ev_sched_switch *s = &ev->u.sched_switch;
-        reconcile(c, ev, s->prev_pid);
-        int32_t prev = h->rqs[cpu].curr;
-        int32_t next = task_of(c, s->next_pid, cpu, s->next_comm);
-        if (prev != next)
-            do_switch(c, prev, next, cpu);
-        c->cpus[cpu].ctx_prev = s->prev_pid;
-        break;
-    }
-    case KS_EV_SCHED_PROCESS_FORK: {
-        reconcile(c, ev, ev->pid);
-        const ks_ev_sched_process_fork *f = &ev->u.sched_process_fork;
-        int32_t parent = task_of(c, f->parent_pid, cpu, f->parent_comm);
-        new_task(c, f->child_pid, parent, cpu, f->child_comm, 1);
-        break;
-    }
-    case KS_EV_SCHED_MIGRATE_TASK: {
-        reconcile(c, ev, ev->pid);
-        const ks_ev_sched_migrate_task *m = &ev->u.sched_migrate_task;
-        if (m->orig_cpu < 0 || m->orig_cpu >= h->nr_cpus || m->dest_cpu < 0 ||
-            m->dest_cpu >= h->nr_cpus)
-            break;
-        int32_t t = task_of(c, m->pid, m->orig_cpu, m->comm);
-        if (t < 0)
-            break;
-        /* moved by the stopper (migration/N current): taken as pinned at dest, as when the
-         * trace lacks the move (stopper_migration) */
-        if (strncmp(ev->comm, "migration/", 10) == 0 && m->orig_cpu != m->dest_cpu) {
-            c->sum.stopper_migrations++;
-            pin_task(c, t, m->dest_cpu);
-        }
-        h->tasks[t].cpu = m->dest_cpu;
-        c->ctasks[t].prompted = 1;          /* rseq_migrate */
-        mm_cid_ops.migrate(c->st, h, t, m->orig_cpu, m->dest_cpu);
-        break;
-    }
-    case KS_EV_SCHED_PROCESS_EXIT: {
-        reconcile(c, ev, ev->pid);
-        int32_t t = imap_get(&c->pid_task, ev->u.sched_process_exit.pid, -1);
-        if (t < 0 || h->tasks[t].state == KS_TASK_DEAD)
-            break;
-        h->tasks[t].cpu = cpu;
-        mm_cid_ops.task_exit(c->st, h, t);
-        h->tasks[t].state = KS_TASK_DEAD;
-        break;
-    }
-    case KS_EV_RSEQ_UPDATE:
-        reconcile(c, ev, ev->pid);
-        on_rseq(c, ev);
-        break;
-    default:
-        reconcile(c, ev, ev->pid);
-        break;
-    }
+    (void)r;
+    if (ev->type == KS_EV_RSEQ_UPDATE && ev->cpu >= 0)
+        on_rseq(ctx, ev);
 }
 
 /* ---- API ----------------------------------------------------------------------------- */
@@ -933,22 +570,13 @@ void ks_conform_free(ks_conform *c)
 {
     if (!c)
         return;
-    if (c->st)
-        mm_cid_ops.release(c->st);
-    free(c->host.tasks);
-    free(c->host.rqs);
-    free(c->host.masks);
+    replay_free(c->r);
     free(c->ctasks);
-    free(c->cpus);
     free(c->kept);
     free(c->mm_disagree_ts);
     free(c->mm_due_ret);
     free(c->mm_due_n);
-    imap_free(&c->pid_task);
-    imap_free(&c->pid_tgid);
-    imap_free(&c->tgid_mm);
     imap_free(&c->rseq_tgid);
-    imap_free(&c->mm_born);
     imap_free(&c->mm_disagreed);
     imap_free(&c->scan_drop);
     imap_free(&c->compared_on);
@@ -967,121 +595,38 @@ int32_t ks_conform_new(const char *variant, int32_t nr_cpus, int32_t hz, int32_t
     ks_conform *c = calloc(1, sizeof *c);
     if (!c)
         return KS_ERR_NO_MEMORY;
-    c->hz = hz ? hz : 250;
-    c->tick_ns = 1000000000ull / (uint64_t)c->hz;
     c->max_kept = max_kept ? max_kept : 64;
-    ks_sim *h = &c->host;
-    h->nr_cpus = nr_cpus;
-    h->nwords = cpumask_words(nr_cpus);
-    h->max_tasks = 64;
-    h->max_mms = 16;
-    h->ops = &mm_cid_ops;
-    h->tasks = calloc((size_t)h->max_tasks, sizeof *h->tasks);
-    h->rqs = calloc((size_t)nr_cpus, sizeof *h->rqs);
-    h->masks = calloc((size_t)h->max_tasks + 1, sizeof *h->masks);
-    h->nr_masks = h->max_tasks + 1;
-    c->ctasks = calloc((size_t)h->max_tasks, sizeof *c->ctasks);
-    c->cpus = calloc((size_t)nr_cpus, sizeof *c->cpus);
     c->kept = calloc((size_t)c->max_kept, sizeof *c->kept);
-    c->mm_disagree_ts = calloc((size_t)h->max_mms + 1, sizeof *c->mm_disagree_ts);
-    c->mm_due_ret = malloc(((size_t)h->max_mms + 1) * sizeof *c->mm_due_ret);
-    c->mm_due_n = calloc((size_t)h->max_mms + 1, sizeof *c->mm_due_n);
-    if (c->mm_due_ret)
-        for (int32_t i = 0; i <= h->max_mms; i++)
-            c->mm_due_ret[i] = -1;
-    if (!h->tasks || !h->rqs || !h->masks || !c->ctasks || !c->cpus || !c->kept ||
-        !c->mm_disagree_ts || !c->mm_due_ret || !c->mm_due_n) {
+    if (!c->kept) {
         ks_conform_free(c);
         return KS_ERR_NO_MEMORY;
     }
-    for (int32_t cpu = 0; cpu < nr_cpus; cpu++) {
-        h->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1 };
-        c->cpus[cpu].ctx_prev = -1;
-        cpumask_set(&h->masks[0], cpu);
-    }
-    void *state = NULL;
-    int32_t status = mm_cid_ops.init(h, variant, &state);
+    const replay_client client = {
+        .ctx = c, .grow = on_grow, .task_new = on_task_new, .switch_begin = on_switch_begin,
+        .switch_before = on_switch_before, .switch_end = on_switch_end, .migrated = on_migrated,
+        .tick_before = on_tick_before, .tick_after = on_tick_after, .gap = on_gap,
+        .event = on_event,
+    };
+    int32_t status = replay_new(&mm_cid_ops, variant, nr_cpus, hz, &client, &c->r);
     if (status != KS_OK) {
         ks_conform_free(c);
         return status;
     }
-    c->st = state;
-    h->algo = state;
+    c->host = replay_host(c->r);
+    c->st = replay_model(c->r);
+    c->tick_ns = replay_tick_ns(c->r);
     c->sum.variant = c->st->variant;
     c->sum.nr_cpus = nr_cpus;
-    c->sum.hz = c->hz;
+    c->sum.hz = replay_hz(c->r);
     *out = c;
     return KS_OK;
 }
 
 int32_t ks_conform_feed(ks_conform *c, const ks_event *evs, uint32_t n)
 {
-    if (!c || (!evs && n))
+    if (!c)
         return KS_ERR_INVALID_ARG;
-    /* Learn every pid's tgid first: a task is often switched in (as next_pid) before
-     * any record of its own shows its TGID column. */
-    for (uint32_t i = 0; i < n; i++)
-        if (evs[i].pid > 0 && evs[i].tgid >= 0 && imap_get(&c->pid_tgid, evs[i].pid, -1) < 0) {
-            if (imap_put(&c->pid_tgid, evs[i].pid, evs[i].tgid))
-                return KS_ERR_NO_MEMORY;
-            /* a task created earlier without its tgid gets it now */
-            int32_t t = imap_get(&c->pid_task, evs[i].pid, -1);
-            if (t >= 0 && c->host.tasks[t].tgid < 0 && c->host.tasks[t].state != KS_TASK_DEAD &&
-                !c->st->tasks[t].active) {
-                c->host.tasks[t].tgid = evs[i].tgid;
-                c->host.tasks[t].mm = mm_of_tgid(c, evs[i].tgid);
-                uint64_t now = c->host.core.now;
-                c->host.core.now = c->start_ns;
-                mm_cid_ops.task_fork(c->st, &c->host, -1, t);
-                mm_cid_ops.set_cpus_allowed(c->st, &c->host, t);
-                c->host.core.now = now;
-                /* running already (fed in an earlier call): it takes its cid now */
-                int32_t cpu = c->host.tasks[t].cpu;
-                if (c->host.tasks[t].state == KS_TASK_RUNNING && c->host.rqs[cpu].curr == t)
-                    mm_cid_ops.switch_to(c->st, &c->host, -1, t, cpu);
-            }
-        }
-    /* Stopper migrations (see stopper_migration): a task preempted by migration/N on CPU
-     * N and switched in next on another CPU; applied right after the stopper's switch-in. */
-    int32_t *act = malloc((size_t)n * 3 * sizeof *act + 1);
-    if (!act)
-        return KS_ERR_NO_MEMORY;
-    for (uint32_t i = 0; i < n; i++)
-        act[3 * i] = -1;
-    for (uint32_t i = 0; i < n; i++) {
-        const ks_event *e = &evs[i];
-        if (e->type != KS_EV_SCHED_SWITCH || e->u.sched_switch.prev_pid <= 0 ||
-            strncmp(e->u.sched_switch.next_comm, "migration/", 10) != 0)
-            continue;
-        int32_t pid = e->u.sched_switch.prev_pid;
-        uint32_t in = n;
-        for (uint32_t j = i + 1; j < n && in == n; j++) {
-            const ks_event *f = &evs[j];
-            if (f->ts_ns > e->ts_ns + 1000000000ull)
-                break;                          /* look at most 1 s ahead (bounded cost) */
-            if (f->type == KS_EV_SCHED_MIGRATE_TASK && f->u.sched_migrate_task.pid == pid)
-                break;                          /* recorded: the migrate event moves it */
-            if (f->type != KS_EV_SCHED_SWITCH)
-                continue;
-            if (f->u.sched_switch.next_pid == pid)
-                in = j;
-            if (f->u.sched_switch.prev_pid == pid || (f->u.sched_switch.next_pid == pid && f->cpu == e->cpu))
-                break;                      /* ran again (or on the same CPU): no migration */
-        }
-        if (in < n && evs[in].cpu != e->cpu && evs[in].u.sched_switch.next_pid == pid) {
-            act[3 * i] = pid;
-            act[3 * i + 1] = e->cpu;
-            act[3 * i + 2] = evs[in].cpu;
-        }
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        on_event(c, &evs[i]);
-        /* the stopper runs at once: the move follows its switch-in */
-        if (act[3 * i] >= 0 && evs[i].ts_ns >= c->last_ts)
-            stopper_migration(c, act[3 * i], act[3 * i + 1], act[3 * i + 2]);
-    }
-    free(act);
-    return KS_OK;
+    return replay_feed(c->r, evs, n);
 }
 
 int32_t ks_conform_set_scan_at(ks_conform *c, int32_t when)
@@ -1089,6 +634,7 @@ int32_t ks_conform_set_scan_at(ks_conform *c, int32_t when)
     if (!c || (when != KS_CONFORM_SCAN_AT_TICK && when != KS_CONFORM_SCAN_AT_RETURN))
         return KS_ERR_INVALID_ARG;
     c->scan_at = when;
+    replay_set_tick_grid(c->r, when == KS_CONFORM_SCAN_AT_TICK);
     return KS_OK;
 }
 
@@ -1104,7 +650,17 @@ int32_t ks_conform_result(const ks_conform *c, ks_conform_summary *out)
 {
     if (!c || !out)
         return KS_ERR_INVALID_ARG;
+    const replay_stats *rs = replay_stats_get(c->r);
     *out = c->sum;
+    out->events = rs->events;
+    out->gaps = rs->gaps;
+    out->cold_starts = rs->cold_starts;
+    out->missing_migrations = rs->missing_migrations;
+    out->ticks = rs->ticks;
+    out->bad_events = rs->bad_events;
+    out->stopper_migrations = rs->stopper_migrations;
+    out->nr_tasks = rs->nr_tasks;
+    out->nr_mms = rs->nr_mms;
     return KS_OK;
 }
 
