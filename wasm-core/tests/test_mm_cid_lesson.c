@@ -142,6 +142,7 @@ static void model_view_export_gives_the_same_bytes(void)
     ks_mm_cid_lesson *h;
     uint8_t *block = lesson_of(&t, tgid, &h);
     CHECK_EQ_INT(view(&t, buf, size - 1, KS_MM_CID_VIEW_LESSON, tgid, 0), KS_ERR_RANGE);
+    memset(buf, 0, sizeof buf);                 /* the block's padding is not written */
     CHECK_EQ_INT(view(&t, buf, size, KS_MM_CID_VIEW_LESSON, tgid, 0), KS_OK);
     CHECK(memcmp(buf, block, size) == 0);
     free(block);
