@@ -174,7 +174,7 @@ int32_t sched_task_rseq_cid(const ks_sim *s, int32_t task)
 }
 
 /* rseq_update on the return to user space after a switch: cpu_id, node_id and the
- * concurrency id (the rseq ABI's mm_cid field) the plugged model gives. */
+ * concurrency id the plugged model gives. */
 static void emit_rseq(ks_sim *s, int32_t cpu, int32_t task)
 {
     ks_ev_rseq_update *e = &sched_emit(s, KS_EV_RSEQ_UPDATE, cpu)->u.rseq_update;

@@ -341,7 +341,7 @@ static int32_t area_object(ks_sim *s, int32_t task, int32_t index)
     return *obj;
 }
 
-/* The index the thread reads from rseq now: its concurrency id (rseq->mm_cid), or its
+/* The index the thread reads from rseq now: its concurrency id, or its
  * cpu_id (also when the model gives no cid: the benchmark's cpu_id build). */
 static int32_t burst_index(const ks_sim *s, int32_t task)
 {

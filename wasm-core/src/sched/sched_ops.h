@@ -23,7 +23,7 @@
  *     allocator   kmem_cache_alloc   slab_alloc_node() on a CPU (SLUB's per-CPU sheaves)
  *                 kmem_cache_free    slab_free() on a CPU
  *     user ABI    rseq_cid           the concurrency id rseq reports to user space
- *                                    (rseq_update's and struct rseq's mm_cid field);
+ *                                    (rseq's concurrency-id field, and rseq_update's);
  *                                    also what a workload's index_by reads
  *     views       view_get           ks_sim_model_view_get: bytes the model's own
  *                                    decoder (frontend, backend) reads
@@ -106,7 +106,7 @@ typedef struct ks_sched_ops {
 
     /* ---- what user space sees ---- */
 
-    /* The task's concurrency id as rseq reports it (the kernel ABI field rseq->mm_cid),
+    /* The task's concurrency id as rseq reports it (struct rseq's concurrency-id field),
      * or -1 when the model gives none. */
     int32_t (*rseq_cid)(const void *state, const ks_sim *sim, int32_t task);
 
