@@ -6,11 +6,12 @@
  */
 import { KscopeError, KsStatus } from './core_errors'
 import {
-  MM_CID_PATHS, decodeMask, decodeMmCidAreas, decodeMmCidLessonHeader, decodeMmCidMm, decodeMmCidPcpu,
-  decodeMmCidRecords,
+  MM_CID_LOG_VIEW_BYTES, MM_CID_PATHS, MM_CID_VIEW, MM_CID_VIEW_REQUEST_BYTES, decodeMask, decodeMmCidAreas,
+  decodeMmCidLessonHeader, decodeMmCidLogView, decodeMmCidMm, decodeMmCidPathView, decodeMmCidPcpu,
+  decodeMmCidRecords, writeMmCidViewRequest,
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
-import { S_EVENT, S_PRODUCED, S_STATS, type SimInternals } from './simulation'
+import { S_EVENT, S_PRODUCED, S_STATS, simulate, type SimInternals } from './simulation'
 import { BURST_BYTES, decodeBursts, decodeFrame, decodeStats, type BurstCost, type SimFrame } from './sim_records'
 import type { WasmContext } from './wasm_context'
 
@@ -93,6 +94,10 @@ export interface MmCidSimulation {
 
 /** ks_mm_cid_lesson: the embedded ks_mm_cid_mm starts at byte 88. */
 const MM_LESSON_MM = 88
+/** A run of one thread, for asking the mm_cid model its path names (mmCidPaths). */
+const PATHS_WORKLOAD = JSON.stringify({
+  name: 'paths', duration_ms: 1, processes: [{ kind: 'intermittent', comm: 'paths', threads: 1, delay_ms: 1 }],
+})
 
 /** The mm_cid methods of one simulation (listed in model_bridges.ts). */
 export function attachMmCid(s: SimInternals): MmCidSimulation {
@@ -104,19 +109,30 @@ export function attachMmCid(s: SimInternals): MmCidSimulation {
   s.onFree(() => {
     if (lesson) mod._free(lesson)
   })
+  /** The mm_cid allocation log's place (KS_MM_CID_VIEW_LOG); empty without the model. */
+  const mmCidLog = () => {
+    try {
+      return decodeMmCidLogView(views(), s.modelView(MM_CID_LOG_VIEW_BYTES,
+        (v, at) => writeMmCidViewRequest(v, at, MM_CID_VIEW.LOG)))
+    } catch (err) {
+      if (err instanceof KscopeError && err.status === KsStatus.NOT_FOUND) return { first_seq: 0, records: 0, count: 0 }
+      throw err
+    }
+  }
 
   return {
     mmCidView(tgid, since = {}) {
       live()
       if (!lesson) {
-        s.countCalls(1)
-        lessonBytes = mod._ks_mm_cid_lesson_size(sim) >>> 0
+        const at = s.modelView(MM_CID_VIEW_REQUEST_BYTES, (v, a) => writeMmCidViewRequest(v, a, MM_CID_VIEW.LESSON_SIZE))
+        lessonBytes = views().i32[at >>> 2] >>> 0
         if (!lessonBytes) throw new KscopeError(KsStatus.NOT_FOUND, 'not found', 'ks_mm_cid_lesson_size (no mm_cid model)')
         lesson = mod._malloc(lessonBytes)
         if (!lesson) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
       }
       s.countCalls(1)
-      check(mod._ks_mm_cid_lesson_get(sim, tgid, lesson, lessonBytes), 'ks_mm_cid_lesson_get')
+      writeMmCidViewRequest(views(), lesson, MM_CID_VIEW.LESSON, tgid)
+      check(mod._ks_sim_model_view_get(sim, lesson, lessonBytes), 'ks_sim_model_view_get (mm_cid lesson)')
       // No wasm calls below: the views stay attached.
       const v = views()
       const h = decodeMmCidLessonHeader(v, lesson)
@@ -158,14 +174,15 @@ export function attachMmCid(s: SimInternals): MmCidSimulation {
       let bursts = 0
       let ended = false
       while (ts.length < maxEvents) {
-        s.countCalls(4)
+        s.countCalls(2)
         check(mod._ks_sim_step(sim, scratch + S_EVENT, scratch + S_PRODUCED), 'ks_sim_step')
         if (!mod.HEAP32[(scratch + S_PRODUCED) >>> 2]) {
           ended = true
           break
         }
         ts.push(Number(views().u64[(scratch + S_EVENT) >>> 3]))
-        logEnd.push(Number(mod._ks_mm_cid_log_first_seq(sim)) + (mod._ks_mm_cid_log_count(sim) >>> 0))
+        const log = mmCidLog()
+        logEnd.push(log.first_seq + log.count)
         const now = mod._ks_sim_burst_count(sim) >>> 0
         if (now > bursts) {
           const after = linesFrom()
@@ -177,10 +194,7 @@ export function attachMmCid(s: SimInternals): MmCidSimulation {
         burstEnd.push(bursts)
       }
       // The whole log, read before coming back (a step back hides the records after it).
-      s.countCalls(3)
-      const first = Number(mod._ks_mm_cid_log_first_seq(sim))
-      const count = mod._ks_mm_cid_log_count(sim) >>> 0
-      const at = mod._ks_mm_cid_log_records(sim)
+      const { first_seq: first, count, records: at } = mmCidLog()
       const records = count && at ? decodeMmCidRecords(views(), at, first, first, first + count) : []
       s.setPosition(ts.length, ended)
       s.goTo(back)
@@ -203,7 +217,16 @@ export function bindMmCidCore(ctx: WasmContext): MmCidCore {
   let paths: { name: string; help: string }[] | null = null
   return {
     mmCidPaths() {
-      paths ??= MM_CID_PATHS.map((_, i) => ({ name: ctx.text(ctx.mod._ks_mm_cid_path_name(i)), help: ctx.text(ctx.mod._ks_mm_cid_path_help(i)) }))
+      if (paths) return paths
+      // The names and help are the model's (KS_MM_CID_VIEW_PATH): asked of a tiny run of it.
+      const sim = simulate(ctx, { preset: 'classroom-8', workloadJson: PATHS_WORKLOAD, seed: 1, algo: 'mm_cid:v6.13' },
+        () => ({}))
+      try {
+        paths = MM_CID_PATHS.map((_, i) => decodeMmCidPathView(ctx.views(), sim.modelView(1024,
+          (v, at) => writeMmCidViewRequest(v, at, MM_CID_VIEW.PATH, 0, i))))
+      } finally {
+        sim.free()
+      }
       return paths
     },
   }

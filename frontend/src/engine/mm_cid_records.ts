@@ -15,6 +15,8 @@
  *                            | log_count burst_count mm_status nr_cpus mask_bytes (@48..@64)
  *                            | cidmask_off cpus_allowed_off pcpu_off areas_off size (@68..@84)
  *                            | ks_mm_cid_mm @88
+ *   ks_mm_cid_view_request (16 B)  view tgid arg reserved: what ks_sim_model_view_get reads
+ *   ks_mm_cid_log_view (24 B)  first_seq u64 @0 | records u64 @8 | count u32 @16
  */
 import type { Views } from './sim_records'
 
@@ -23,6 +25,37 @@ export const MM_CID_PCPU_BYTES = 32
 export const MM_CID_RECORD_BYTES = 64
 export const MM_CID_AREA_BYTES = 32
 export const MM_CID_LESSON_BYTES = 152
+export const MM_CID_VIEW_REQUEST_BYTES = 16
+export const MM_CID_LOG_VIEW_BYTES = 24
+
+/** KS_MM_CID_VIEW_*: which view ks_sim_model_view_get writes (kscope/mm_cid.h). */
+export const MM_CID_VIEW = { LESSON_SIZE: 0, LESSON: 1, MM: 2, MASK: 3, PCPU: 4, LOG: 5, PATH: 6 } as const
+
+/** Writes a ks_mm_cid_view_request at `at` (the view then overwrites it). */
+export function writeMmCidViewRequest(v: Views, at: number, view: number, tgid = 0, arg = 0): void {
+  const w = at >>> 2
+  v.i32[w] = view
+  v.i32[w + 1] = tgid
+  v.i32[w + 2] = arg
+  v.i32[w + 3] = 0
+}
+
+/** ks_mm_cid_log_view: where the allocation log is. */
+export function decodeMmCidLogView(v: Views, at: number): { first_seq: number; records: number; count: number } {
+  return { first_seq: u64(v, at), records: u64(v, at + 8), count: v.i32[(at >>> 2) + 4] >>> 0 }
+}
+
+/** KS_MM_CID_VIEW_PATH's bytes: "NAME\0help\0". */
+export function decodeMmCidPathView(v: Views, at: number): { name: string; help: string } {
+  const cstr = (from: number): [string, number] => {
+    let end = from
+    while (v.u8[end] !== 0) end++
+    return [new TextDecoder().decode(v.u8.subarray(from, end)), end + 1]
+  }
+  const [name, next] = cstr(at)
+  const [help] = cstr(next)
+  return { name, help }
+}
 
 /** ks_mm_cid_path names in enum order (the bridge test checks them against ks_mm_cid_path_name). */
 export const MM_CID_PATHS = [

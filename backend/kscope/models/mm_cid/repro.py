@@ -226,7 +226,7 @@ def calibration(topo: Topology, background: int) -> list[dict[str, Any]]:
                    "the benchmark kernel's CONFIG_HZ"},
         {"constant": "mm_cid scan period and cid expiry", "value": f"{MM_CID_PERIOD_MS} ms",
          "source": "kernel: MM_CID_SCAN_DELAY and SCHED_MM_CID_PERIOD_NS (v6.12, v6.13 sources; "
-                   "src/algo/mm_cid.h)"},
+                   "src/algo/mm_cid/mm_cid.h)"},
         {"constant": "area, warm-up, measured sweeps", "value": f"{AREA_BYTES} B, {WARMUP_SWEEPS}, "
                                                                f"{ROUNDS} per thread",
          "source": "librseq tests/basic_percpu_benchmark.c: AREA_LEN, the 20000-sweep warm-up loop, "

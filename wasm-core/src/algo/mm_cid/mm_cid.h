@@ -1,7 +1,9 @@
 /*
  * Internal: the mm_cid model's state, shared by mm_cid.c (allocation, the
  * switch/fork/exit paths, snapshots), mm_cid_scan.c (migration, remote clear,
- * the periodic scan) and mm_cid_view.c (public views, the log, invariants).
+ * the periodic scan), mm_cid_log.c (the decision log, below the model and the
+ * views), mm_cid_view.c (public views, invariants), mm_cid_lesson.c (the lesson
+ * block) and mm_cid_conform.c (classifying disagreements with a real trace).
  * See the essay at the top of mm_cid.c.
  *
  * Layout: everything that changes lives in flat arrays indexed by dense ids,
@@ -13,7 +15,7 @@
  *      │           tasks[task]      {mm_cid, last_mm_cid, active}
  *      │           mm_map[mm]       -> pool entry, -1 before the mm exists
  *      │           pool[entry]      mm_cid_mm + pcpu[nr_cpus]
- *      └─ history  log[] of ks_mm_cid_record               (not saved: see mm_cid_view.c)
+ *      └─ history  log[] of ks_mm_cid_record               (not saved: see mm_cid_log.c)
  */
 #ifndef KSCOPE_ALGO_MM_CID_H
 #define KSCOPE_ALGO_MM_CID_H
@@ -21,7 +23,7 @@
 #include <stdint.h>
 
 #include "kscope/mm_cid.h"
-#include "../sched/sched_ops.h"
+#include "../../sched/sched_ops.h"
 
 #define MM_CID_UNSET (-1)
 
@@ -120,7 +122,7 @@ void sched_mm_cid_remote_clear(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m
                                ks_mm_cid_record *r, int hold);
 void task_tick_mm_cid(mm_cid_state *st, ks_sim *sim, int32_t cpu, int32_t curr);
 
-/* ---- mm_cid_view.c -------------------------------------------------------- */
+/* ---- mm_cid_log.c --------------------------------------------------------- */
 
 /* A record prefilled from m and a slot; the caller sets path and what differs. */
 ks_mm_cid_record mm_cid_record(const mm_cid_state *st, const ks_sim *sim, const mm_cid_mm *m,
@@ -128,6 +130,11 @@ ks_mm_cid_record mm_cid_record(const mm_cid_state *st, const ks_sim *sim, const 
 void mm_cid_log(mm_cid_state *st, const ks_mm_cid_record *r);
 /* After a restore to log sequence number seq (the stored window stays if it covers seq). */
 void mm_cid_log_truncate(mm_cid_state *st, uint64_t seq);
+
+/* ---- mm_cid_view.c -------------------------------------------------------- */
+
+/* The model's ks_sim_model_view_get (the view_get hook): kscope/mm_cid.h's views. */
+int32_t mm_cid_view_get(void *state, ks_sim *sim, void *buf, uint32_t len);
 /* 0 if the allocator's invariants hold for every mm; else -1 with a reason. */
 int32_t mm_cid_check_invariants(const ks_sim *sim, char *why, int32_t why_len);
 

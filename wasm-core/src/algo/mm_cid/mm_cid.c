@@ -106,7 +106,7 @@
  * mm_set_cpus_allowed; switch_to -> switch_mm_cid; migrate ->
  * sched_mm_cid_migrate_to; tick -> task_tick_mm_cid; task_exit ->
  * sched_mm_cid_exit_signals. Migration, remote clear and the scan live in
- * mm_cid_scan.c; views, the log and the invariant check in mm_cid_view.c.
+ * mm_cid_scan.c; the decision log in mm_cid_log.c; views and the invariant check in mm_cid_view.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -552,6 +552,31 @@ static void mm_cid_release(void *state)
     free(st);
 }
 
+/* The replay host's tables grew (replay.c): the task table and the mm map follow. */
+static int32_t mm_cid_grow(void *state, ks_sim *sim, int32_t old_tasks, int32_t old_mms)
+{
+    mm_cid_state *st = state;
+    int32_t tasks = sched_max_tasks(sim), mms = sched_max_mms(sim);
+    if (tasks > old_tasks) {
+        mm_cid_task *mt = realloc(st->tasks, ((size_t)tasks + 1) * sizeof *mt);
+        if (!mt)
+            return -1;
+        memset(mt + old_tasks + 1, 0, (size_t)(tasks - old_tasks) * sizeof *mt);
+        st->tasks = mt;
+        st->max_tasks = tasks;
+    }
+    if (mms > old_mms) {
+        int32_t *map = realloc(st->mm_map, ((size_t)mms + 1) * sizeof *map);
+        if (!map)
+            return -1;
+        for (int32_t i = old_mms; i <= mms; i++)
+            map[i] = -1;
+        st->mm_map = map;
+        st->max_mms = mms;
+    }
+    return 0;
+}
+
 static int32_t mm_cid_init(ks_sim *sim, const char *variant, void **state)
 {
     mm_cid_state *st = calloc(1, sizeof *st);
@@ -676,7 +701,9 @@ const ks_sched_ops mm_cid_ops = {
     .migrate = mm_cid_migrate,
     .set_cpus_allowed = mm_cid_set_cpus_allowed,
     .tick = mm_cid_tick,
-    .mm_cid = mm_cid_of_task,
+    .rseq_cid = mm_cid_of_task,
+    .view_get = mm_cid_view_get,
+    .grow = mm_cid_grow,
     .snapshot_size = mm_cid_snapshot_size,
     .snapshot_save = mm_cid_snapshot_save,
     .snapshot_restore = mm_cid_snapshot_restore,
