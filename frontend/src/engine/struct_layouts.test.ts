@@ -19,7 +19,7 @@ import { FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_ST
 import {
   MM_CID_AREA_BYTES, MM_CID_LESSON_BYTES, MM_CID_LOG_VIEW_BYTES, MM_CID_MM_BYTES, MM_CID_PCPU_BYTES,
   MM_CID_RECORD_BYTES, MM_CID_VIEW_REQUEST_BYTES, decodeMmCidLogView, writeMmCidViewRequest,
-} from './mm_cid_records'
+} from './mm_cid/mm_cid_records'
 
 type Layout = Record<string, { size: number; fields: Record<string, [number, number]> }>
 const program = fileURLToPath(new URL('../../../wasm-core/build/native/struct_layout', import.meta.url))

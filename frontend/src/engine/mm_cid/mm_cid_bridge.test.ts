@@ -4,12 +4,12 @@
 // sees every burst's sources.
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { KscopeError, KsStatus } from './core_errors'
+import { KscopeError, KsStatus } from '../core_errors'
 import type { MmCidView } from './mm_cid_bridge'
 import { MM_CID_PATHS } from './mm_cid_records'
-import { loadCore, type KscopeCore, type Simulation } from './wasm_bridge'
+import { loadCore, type KscopeCore, type Simulation } from '../wasm_bridge'
 
-const wasmBinary = readFileSync(new URL('../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
+const wasmBinary = readFileSync(new URL('../../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 
 /** Seed 000's benchmark as librseq paces it, on classroom-8's CPUs 0-7 (the lesson's default). */
 const BENCH = JSON.stringify({

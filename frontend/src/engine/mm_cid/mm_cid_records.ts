@@ -18,7 +18,7 @@
  *   ks_mm_cid_view_request (16 B)  view tgid arg reserved: what ks_sim_model_view_get reads
  *   ks_mm_cid_log_view (24 B)  first_seq u64 @0 | records u64 @8 | count u32 @16
  */
-import type { Views } from './sim_records'
+import type { Views } from '../sim_records'
 
 export const MM_CID_MM_BYTES = 64
 export const MM_CID_PCPU_BYTES = 32

@@ -4,16 +4,16 @@
  * allocation log) and the allocator branches' names. Its records are decoded
  * by the pure functions in mm_cid_records.ts.
  */
-import { KscopeError, KsStatus } from './core_errors'
+import { KscopeError, KsStatus } from '../core_errors'
 import {
   MM_CID_LOG_VIEW_BYTES, MM_CID_PATHS, MM_CID_VIEW, MM_CID_VIEW_REQUEST_BYTES, decodeMask, decodeMmCidAreas,
   decodeMmCidLessonHeader, decodeMmCidLogView, decodeMmCidMm, decodeMmCidPathView, decodeMmCidPcpu,
   decodeMmCidRecords, writeMmCidViewRequest,
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
-import { S_EVENT, S_PRODUCED, S_STATS, simulate, type SimInternals } from './simulation'
-import { BURST_BYTES, decodeBursts, decodeFrame, decodeStats, type BurstCost, type SimFrame } from './sim_records'
-import type { WasmContext } from './wasm_context'
+import { S_EVENT, S_PRODUCED, S_STATS, simulate, type SimInternals } from '../simulation'
+import { BURST_BYTES, decodeBursts, decodeFrame, decodeStats, type BurstCost, type SimFrame } from '../sim_records'
+import type { WasmContext } from '../wasm_context'
 
 /**
  * The mm_cid lesson's view of one process after the current step
