@@ -11,12 +11,15 @@
  *   decoder     reads the bytes the C core's model view exports into records
  *   narration   the model's words for its decision log (plain-words narration)
  *   quiz        the predict-next quiz kinds and how each answer is computed
- *   lesson      its JSON Schema fragment of the lesson format, plus cross-field checks
+ *   lesson      its JSON Schema fragment of the lesson format, cross-field checks,
+ *               and its lesson store (the engine side the lesson player drives)
  *   page        its free-running lesson page (/lesson/<id>)
  *   views       the lesson player's views of this model, and their names
  */
 import type { ComponentType } from 'react'
 import type { LessonSchemaFragment } from '../core/lesson/lesson_schema'
+import type { LessonHost, LessonStepStore } from '../core/lesson/lesson_player'
+import type { KscopeCore } from '../engine/wasm_bridge'
 
 /** A run as the quiz engine and "run to event" read it: the model's decision log of one kernel. */
 export interface ModelRun<R = unknown> {
@@ -118,6 +121,10 @@ export interface ModelDescriptor {
     schema: LessonSchemaFragment
     /** Cross-field checks the schema cannot say, on each step (fail(path, message) to report). */
     check: (ctx: LessonStepContext) => void
+    /** The lesson's engine store (the model's lesson controller) that the lesson player drives step by step. */
+    store: (host: LessonHost) => LessonStepStore
+    /** The decision-log branches (name, help) as the core describes them, in path order. */
+    paths: (core: KscopeCore) => { name: string; help: string }[]
   }
   /** The model's own lesson page at /lesson/<id> (pages/LessonPage.tsx shows it). */
   page: ComponentType<{ navigate: (href: string) => void }>

@@ -1,6 +1,7 @@
 /*
- * The lesson player's store: one LessonController (the /lesson/<model> page's
- * engine store) driven by a lesson position instead of the address bar. Each
+ * The lesson player's store: the model's lesson store (its descriptor's
+ * lesson.store, the /lesson/<model> page's engine store) driven by a lesson
+ * position instead of the address bar. Each
  * step names a scenario and a place in it (lesson_types.ts); the player builds
  * those runs (toggles applied), goes there, and computes the step's quiz answer
  * from the model.
@@ -12,12 +13,49 @@
  * page's own URL says ?step=N and is the page's business (route.ts).
  */
 import { useEffect, useMemo, useSyncExternalStore } from 'react'
-import { LessonController, type LessonHost, type LessonSnapshot } from './lesson_controller'
-import { cleanToggles, type LessonRunParams } from './lesson_state'
+import type { KscopeCore } from '../../engine/wasm_bridge'
+import type { PlaybackHost, PlaybackSnapshot, PlaybackView } from '../playback/playback_controller'
+import type { LessonRunParams, LessonState } from './lesson_state'
 import type { LessonPosition } from './lesson_position'
-import { quizAnswer, type QuizAnswer } from './lesson_quiz'
-import type { Lesson, LessonStep } from './lesson_types'
+import { quizAnswer, type QuizAnswer, type QuizRun } from './lesson_quiz'
+import type { Lesson, LessonAt, LessonStep } from './lesson_types'
 import { useKscopeCore } from '../machine/machine'
+import type { Topology } from '../shared/types'
+
+/** The window, as far as a lesson store needs it (a fake in tests, memoryHost in the player). */
+export type LessonHost = PlaybackHost
+
+/** What the player reads of a lesson view: the machine, the runs shown (each one kernel), the step's simulated time, any problem. */
+export interface LessonStepView extends PlaybackView {
+  topology: Topology | null
+  runs: readonly { variant: string }[]
+  /** Simulated time of the step, ns. */
+  time_ns: number
+}
+
+export type LessonStepSnapshot = PlaybackSnapshot<LessonState, LessonStepView>
+
+/**
+ * A model's lesson store as the player drives it (the model's lesson controller,
+ * made by its descriptor's lesson.store).
+ */
+export interface LessonStepStore {
+  /** Connects the store to the loaded core; returns the stop function. */
+  start(core: KscopeCore): () => void
+  subscribe(listener: () => void): () => void
+  getSnapshot(): LessonStepSnapshot
+  /** Builds the step's runs and goes to `at`; returns why `at` was not reached exactly, or null. */
+  showStep(params: LessonRunParams, at: LessonAt): string | null
+  /** Each run's decision log and the model's quiz functions (the quiz engine's input). */
+  quizRuns(): QuizRun[]
+}
+
+/** What the player needs of the lesson's model (its descriptor's lesson field). */
+export interface LessonPlayerModel {
+  store(host: LessonHost): LessonStepStore
+  /** The decision-log branches (name, help) from the core, in path order. */
+  paths(core: KscopeCore): { name: string; help: string }[]
+}
 
 /** A window stand-in whose location and history live in memory (animation frames are the real ones). */
 export function memoryHost(): LessonHost {
@@ -41,19 +79,19 @@ export function clampStep(lesson: Lesson, step: number): number {
   return Number.isFinite(step) ? Math.min(lesson.steps.length - 1, Math.max(0, Math.floor(step))) : 0
 }
 
-/** The toggles on at a step: those the step offers and the position turns on. */
+/** The toggles on at a step: those the step offers (the validator checked they are the model's) and the position turns on; each once, sorted. */
 export function togglesOn(step: LessonStep, toggles: Record<string, boolean>): string[] {
-  return cleanToggles(step.toggles.filter((t) => toggles[t]))
+  return [...new Set(step.toggles.filter((t) => toggles[t] === true))].sort()
 }
 
 /** The run parameters a step shows with some toggles on. */
 export function runParamsOf(step: LessonStep, toggles: readonly string[]): LessonRunParams {
   const s = step.scenario
-  return { variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed, toggles: cleanToggles(toggles) }
+  return { variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed, toggles: [...toggles] }
 }
 
 export interface UseLessonPlayer {
-  snapshot: LessonSnapshot
+  snapshot: LessonStepSnapshot
   step: LessonStep
   index: number
   toggles: string[]
@@ -64,9 +102,10 @@ export interface UseLessonPlayer {
   paths: { name: string; help: string }[]
 }
 
-export function useLessonPlayer(lesson: Lesson, position: LessonPosition): UseLessonPlayer {
+export function useLessonPlayer(lesson: Lesson, position: LessonPosition, model: LessonPlayerModel): UseLessonPlayer {
   const core = useKscopeCore()
-  const controller = useMemo(() => new LessonController(memoryHost()), [])
+  // One store per lesson player (a lesson's model does not change under it: the page keys the player by lesson).
+  const controller = useMemo(() => model.store(memoryHost()), [model])
   useEffect(() => (core.status === 'ready' ? controller.start(core.core) : undefined), [core, controller])
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot)
   const index = clampStep(lesson, position.step)
@@ -81,7 +120,7 @@ export function useLessonPlayer(lesson: Lesson, position: LessonPosition): UseLe
     () => (step.quiz && snapshot.view.runs.length ? quizAnswer(step.quiz, controller.quizRuns(), snapshot.view.time_ns) : null),
     [step, snapshot, controller],
   )
-  const paths = useMemo(() => (core.status === 'ready' ? core.core.mmCidPaths() : []), [core])
+  const paths = useMemo(() => (core.status === 'ready' ? model.paths(core.core) : []), [core, model])
   return {
     snapshot, step, index, toggles, answer, paths,
     core: core.status,

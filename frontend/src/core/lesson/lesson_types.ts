@@ -13,7 +13,7 @@
  *                    ├─ views {show, highlight}, narration, notes
  *                    └─ quiz? (what to compute, never the answer), toggles?, published?
  */
-import type { CacheMode, LessonVariant, LessonWorkload } from './lesson_state'
+import type { CacheMode, LessonWorkload } from './lesson_state'
 
 export const LESSON_FORMAT_VERSION = 1
 
@@ -38,7 +38,8 @@ export type LessonHighlight = string
 /** The run a step shows: the same parameters as the model's lesson page URL (/lesson/<model>). */
 export interface LessonScenario {
   preset: string
-  variant: LessonVariant
+  /** One of the model's scenario variants (its descriptor's variants.runsOf accepts it). */
+  variant: string
   workload: LessonWorkload
   cache: CacheMode
   seed: number

@@ -8,12 +8,15 @@
  *   decoder    engine/mm_cid_records.ts: the core's mm_cid view bytes -> records
  *   narration  lesson_narrate.ts: the allocator's branches in plain words
  *   quiz       next_cid, next_path (quiz.ts)
- *   lesson     lesson.schema.json (its $defs of the lesson format), lesson_checks.ts
+ *   lesson     lesson.schema.json (its $defs of the lesson format), lesson_checks.ts;
+ *              lesson_state.ts (its variants and toggles bound into the generic lesson
+ *              state), lesson_controller.ts (the store the player drives), run_to.ts
  *   page       LessonPage.tsx: the free-running page at /lesson/mm_cid
  *   views      views/mm_cid/ (this model's view folder): LessonStage and its panels
  */
 import { lazy } from 'react'
-import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf, type LessonVariant } from '../../core/lesson/lesson_state'
+import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf } from './lesson_state'
+import { LessonController } from './lesson_controller'
 import { burstInfos, costTotals, narrateRecord, narrateStep, ratioText, whyNoCid } from './lesson_narrate'
 import { MM_CID_PATHS } from '../../core/shared/types'
 import * as records from '../../engine/mm_cid_records'
@@ -32,7 +35,7 @@ export const mmCid: ModelDescriptor = {
   title: 'mm_cid: concurrency IDs kept cache-local (7e019dc)',
   variants: {
     runs: RUNS,
-    runsOf: (v) => ((RUNS as readonly string[]).includes(v) || v === 'compare' ? variantsOf(v as LessonVariant) : []),
+    runsOf: variantsOf,
     look: VARIANT_LOOK,
   },
   toggles: {
@@ -50,7 +53,12 @@ export const mmCid: ModelDescriptor = {
   },
   narration: { narrateStep, narrateRecord, whyNoCid, burstInfos, costTotals, ratioText },
   quiz,
-  lesson: { schema: schema as LessonSchemaFragment, check: checkLessonStep },
+  lesson: {
+    schema: schema as LessonSchemaFragment,
+    check: checkLessonStep,
+    store: (host) => new LessonController(host),
+    paths: (core) => core.mmCidPaths(),
+  },
   // Loaded on first visit (its own chunk; also keeps core/route -> registry free of a cycle through the page's header).
   page: lazy(() => import('./LessonPage').then((m) => ({ default: m.MmCidLessonPage }))),
   views: {

@@ -23,7 +23,7 @@
  * the first run. Pure functions: no DOM, no wasm.
  */
 import type { BurstSource } from '../../core/lesson/lesson_timeline'
-import type { LessonRunView, LessonView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView, LessonView } from './lesson_controller'
 import type { MmCidPath } from '../../core/shared/types'
 import type { LessonClaim } from '../../core/lesson/lesson_types'
 
