@@ -15,6 +15,9 @@
  *               and its lesson store (the engine side the lesson player drives)
  *   page        its free-running lesson page (/lesson/<id>)
  *   views       the lesson player's views of this model, and their names
+ *   simulate    what the Simulate page says about a run of this model (its algo string)
+ *   conform     (optional) the Traces page's "check against model" replays a real trace
+ *               through this model (the backend's conform route, algo=<id>)
  */
 import type { ComponentType } from 'react'
 import type { LessonSchemaFragment } from '../core/lesson/lesson_schema'
@@ -79,6 +82,12 @@ export interface ModelStageProps {
   kernelShown: number
 }
 
+/** A caption of the kernel model a run uses: one short clause, and the reason in full (hover, screen readers). */
+export interface RunCaption {
+  label: string
+  title: string
+}
+
 export interface ModelDescriptor {
   /** The lesson's "model", its folder's name, the C core's algo prefix ("<id>:<variant>"). */
   id: string
@@ -139,5 +148,17 @@ export interface ModelDescriptor {
     main: string
     /** The lesson player's stage: draws the views shows() asks for. */
     Stage: ComponentType<ModelStageProps>
+  }
+  /** The Traces page's conformance check with this model (absent: the model has none). */
+  conform?: {
+    /** What the check compares, in words after "compares" ("each rseq_update's cid"). */
+    compares: string
+  }
+  /** The Simulate page (its run's algo string comes from the core: SIM_ALGO resolved). */
+  simulate: {
+    /** The caption of a run whose algo is this model's ("<id>:<variant>..."), or null when it is not. */
+    caption: (algo: string) => RunCaption | null
+    /** The caption when the run models no algorithm ("none"): why this model did not run. */
+    absent: RunCaption
   }
 }

@@ -13,6 +13,7 @@
  *              state), lesson_controller.ts (the store the player drives), run_to.ts
  *   page       LessonPage.tsx: the free-running page at /lesson/mm_cid
  *   views      views/mm_cid/ (this model's view folder): LessonStage and its panels
+ *   simulate   the Simulate page's caption of a run of the 6.18 allocator (or of none)
  */
 import { lazy } from 'react'
 import { algoOf, cleanToggles, MM_CID_TOGGLES, variantsOf } from './lesson_state'
@@ -67,5 +68,21 @@ export const mmCid: ModelDescriptor = {
     tabs: TAB_NAMES,
     main: 'picture',
     Stage: LessonStage,
+  },
+  conform: { compares: 'each cid the model gives with the one the kernel recorded (rseq_update)' },
+  simulate: {
+    caption: (algo) => {
+      const m = /^mm_cid:v([\d.]+)/.exec(algo)
+      return m
+        ? {
+          label: `Linux ${m[1]} mm_cid allocator`,
+          title: "The workload's threads register rseq: each rseq_update carries the thread's mm_cid, from this kernel version's allocator model",
+        }
+        : null
+    },
+    absent: {
+      label: 'no mm_cid (no thread registers rseq)',
+      title: 'No process of this workload registers rseq, so no rseq_update reports a cid (mm_cid=-1)',
+    },
   },
 }
