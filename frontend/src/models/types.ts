@@ -21,7 +21,10 @@
  */
 import type { ComponentType } from 'react'
 import type { LessonSchemaFragment } from '../core/lesson/lesson_schema'
-import type { LessonHost, LessonStepStore } from '../core/lesson/lesson_player'
+import type { PlaybackHost, PlaybackSnapshot, PlaybackView } from '../core/playback/playback_controller'
+import type { LessonRunParams, LessonState } from '../core/lesson/lesson_state'
+import type { LessonAt } from '../core/lesson/lesson_types'
+import type { RunTimeline, Topology } from '../core/shared/types'
 import type { KscopeCore } from '../engine/wasm_bridge'
 
 /** A run as the quiz engine and "run to event" read it: the model's decision log of one kernel. */
@@ -86,6 +89,43 @@ export interface ModelStageProps {
 export interface RunCaption {
   label: string
   title: string
+}
+
+// ---- the lesson store a model gives the lesson player (core/lesson/lesson_player.ts) ----
+
+/** The window, as far as a lesson store needs it (a fake in tests, memoryHost in the player). */
+export type LessonHost = PlaybackHost
+
+/** What the player reads of a lesson view: the machine, the runs shown (each one kernel), the step's simulated time, any problem. */
+export interface LessonStepView extends PlaybackView {
+  topology: Topology | null
+  runs: readonly { variant: string }[]
+  /** Simulated time of the step, ns. */
+  time_ns: number
+}
+
+export type LessonStepSnapshot = PlaybackSnapshot<LessonState, LessonStepView>
+
+/**
+ * A model's lesson store as the player drives it (the model's lesson controller,
+ * made by its descriptor's lesson.store).
+ */
+export interface LessonStepStore {
+  /** Connects the store to the loaded core; returns the stop function. */
+  start(core: KscopeCore): () => void
+  subscribe(listener: () => void): () => void
+  getSnapshot(): LessonStepSnapshot
+  /** Builds the step's runs and goes to `at`; returns why `at` was not reached exactly, or null. */
+  showStep(params: LessonRunParams, at: LessonAt): string | null
+  /** Each run's decision log and the model's quiz functions (the quiz engine's input: core/lesson/lesson_quiz.ts QuizRun). */
+  quizRuns(): { variant: string; records: readonly ModelRecord[]; logEnd: RunTimeline['logEnd']; quiz: ModelDescriptor['quiz'] }[]
+}
+
+/** What the player needs of the lesson's model (its descriptor's lesson field). */
+export interface LessonPlayerModel {
+  store(host: LessonHost): LessonStepStore
+  /** The decision-log branches (name, help) from the core, in path order. */
+  paths(core: KscopeCore): { name: string; help: string }[]
 }
 
 export interface ModelDescriptor {

@@ -13,49 +13,12 @@
  * page's own URL says ?step=N and is the page's business (route.ts).
  */
 import { useEffect, useMemo, useSyncExternalStore } from 'react'
-import type { KscopeCore } from '../../engine/wasm_bridge'
-import type { PlaybackHost, PlaybackSnapshot, PlaybackView } from '../playback/playback_controller'
-import type { LessonRunParams, LessonState } from './lesson_state'
+import type { LessonHost, LessonPlayerModel, LessonStepSnapshot } from '../../models/types'
+import type { LessonRunParams } from './lesson_state'
 import type { LessonPosition } from './lesson_position'
-import { quizAnswer, type QuizAnswer, type QuizRun } from './lesson_quiz'
-import type { Lesson, LessonAt, LessonStep } from './lesson_types'
+import { quizAnswer, type QuizAnswer } from './lesson_quiz'
+import type { Lesson, LessonStep } from './lesson_types'
 import { useKscopeCore } from '../machine/machine'
-import type { Topology } from '../shared/types'
-
-/** The window, as far as a lesson store needs it (a fake in tests, memoryHost in the player). */
-export type LessonHost = PlaybackHost
-
-/** What the player reads of a lesson view: the machine, the runs shown (each one kernel), the step's simulated time, any problem. */
-export interface LessonStepView extends PlaybackView {
-  topology: Topology | null
-  runs: readonly { variant: string }[]
-  /** Simulated time of the step, ns. */
-  time_ns: number
-}
-
-export type LessonStepSnapshot = PlaybackSnapshot<LessonState, LessonStepView>
-
-/**
- * A model's lesson store as the player drives it (the model's lesson controller,
- * made by its descriptor's lesson.store).
- */
-export interface LessonStepStore {
-  /** Connects the store to the loaded core; returns the stop function. */
-  start(core: KscopeCore): () => void
-  subscribe(listener: () => void): () => void
-  getSnapshot(): LessonStepSnapshot
-  /** Builds the step's runs and goes to `at`; returns why `at` was not reached exactly, or null. */
-  showStep(params: LessonRunParams, at: LessonAt): string | null
-  /** Each run's decision log and the model's quiz functions (the quiz engine's input). */
-  quizRuns(): QuizRun[]
-}
-
-/** What the player needs of the lesson's model (its descriptor's lesson field). */
-export interface LessonPlayerModel {
-  store(host: LessonHost): LessonStepStore
-  /** The decision-log branches (name, help) from the core, in path order. */
-  paths(core: KscopeCore): { name: string; help: string }[]
-}
 
 /** A window stand-in whose location and history live in memory (animation frames are the real ones). */
 export function memoryHost(): LessonHost {
