@@ -76,7 +76,7 @@ export interface PresetPublic {
 
 /** A room to open for a lesson. */
 export interface RoomCreate {
-  /** lesson id (frontend/src/lessons/<id>.lesson.json) */
+  /** lesson id (frontend/src/lessons/<id>.lesson.json) · e.g. "mm_cid" */
   lesson: string
 }
 
@@ -182,7 +182,7 @@ export interface TraceCreated {
 
 /** Where the events come from: a real kernel (measured) or kscope's simulator (modelled). */
 export interface TraceProvenance {
-  /** modelled: the algorithm model, "<model>:<variant>" (the C core's algo string) */
+  /** modelled: the algorithm model, e.g. mm_cid:v6.18 */
   algo?: string | null
   generator?: string | null
   /** modelled: the header says `# kscope: source=modelled` (kscope sim --export) */
