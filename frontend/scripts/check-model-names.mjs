@@ -42,8 +42,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** Files that list every model, one line each (relative to the package root). */
-export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts']
+/**
+ * Files that list every model, one line each (relative to the package root):
+ * the registry, the engine's bridges, and the lesson format composed for
+ * editors (its "model" enum is the registry's ids, written by
+ * core/lesson/lesson_schema_build.ts).
+ */
+export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts', 'src/lessons/lesson.schema.json']
 /** This checker's own test: its fixtures and allow-list name models on purpose. */
 const SELF_TEST = 'src/layering.test.ts'
 /** The layers that hold one folder per model (src/<layer>/<id>/). */

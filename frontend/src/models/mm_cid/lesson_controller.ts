@@ -38,7 +38,8 @@ import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, t
 import { quiz } from './quiz'
 import { resolveAt, type QuizRun } from '../../core/lesson/lesson_quiz'
 import type { LessonAt } from '../../core/lesson/lesson_types'
-import type { BurstCost, CacheParams, MmCidRecord, MmCidView, RunTimeline, SimEvent, Topology } from '../../core/shared/types'
+import type { BurstCost, CacheParams, RunTimeline, SimEvent, Topology } from '../../core/shared/types'
+import type { MmCidRecord, MmCidView } from './types'
 
 /** Events a run may have before the scan stops (a lesson run has a few hundred to a few thousand). */
 export const MAX_SCAN_EVENTS = 200_000

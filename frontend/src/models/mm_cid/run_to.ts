@@ -4,7 +4,8 @@
  * search (core/lesson/lesson_timeline.ts nextMatchingStep) asks recordMatches.
  */
 import { nextMatchingStep, type LessonClock } from '../../core/lesson/lesson_timeline'
-import type { MmCidPath, MmCidRecord, RunTimeline } from '../../core/shared/types'
+import type { RunTimeline } from '../../core/shared/types'
+import type { MmCidPath, MmCidRecord } from './types'
 
 /** Paths that hand out a cid the CPU did not already own. */
 export const NEW_CID_PATHS: readonly MmCidPath[] = ['RECENT_CID', 'EXPAND_MAX_NR_CID', 'FIRST_FREE', 'MIGRATE_TAKEN_FROM_SRC']
