@@ -126,7 +126,6 @@ const NOT_YET_MOVED: Record<string, number> = {
   'src/engine/sim_records.ts': 4,
   'src/engine/struct_layouts.test.ts': 8,
   'src/engine/trace_records.ts': 1,
-  'src/lessons/mm_cid.lesson.json': 8,
 }
 
 /** mm_cid is named here until src/models/mm_cid/ exists; from then on the folder names it. */

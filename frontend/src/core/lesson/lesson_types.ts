@@ -1,5 +1,5 @@
 /*
- * A lesson as data (format version 1): what frontend/src/lessons/<id>.lesson.json
+ * A lesson as data (format version 1): what frontend/src/lessons/<model>/<id>.lesson.json
  * holds once lesson_validate.ts has checked it. docs/lessons.md explains every
  * field for lesson authors; the format is JSON Schema: core/lesson_schema.json
  * with the lesson's model's fragment (models/<model>/lesson.schema.json), written

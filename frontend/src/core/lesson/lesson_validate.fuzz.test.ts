@@ -12,11 +12,11 @@
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { lessonIds } from './lesson_data'
+import { lessonFileOf, lessonIds } from './lesson_data'
 import { LessonDataError, jsonErrorOffset, parseLesson, validateLesson } from './lesson_validate'
 
-// The first shipped lesson (lesson_data.ts: every lessons/<id>.lesson.json), as its file's text.
-const shippedText = readFileSync(new URL(`../../lessons/${lessonIds()[0]}.lesson.json`, import.meta.url), 'utf8')
+// The first shipped lesson (lesson_data.ts: every lessons/<model>/<id>.lesson.json), as its file's text.
+const shippedText = readFileSync(new URL(`../../lessons/${lessonFileOf(lessonIds()[0])}`, import.meta.url), 'utf8')
 const shipped = JSON.parse(shippedText) as Record<string, unknown>
 
 const seconds = Number(process.env.KSCOPE_FUZZ_SECONDS ?? 0)
