@@ -71,7 +71,6 @@ const A: Record<string, string> = { integer: 'an integer', number: 'a number', o
  * each error stays one "file: path: message" line (found by the lesson fuzz test).
  */
 export function member(key: string): string {
-  // eslint-disable-next-line no-control-regex
   return /[\u0000-\u001f\u007f]/.test(key) ? `[${JSON.stringify(key)}]` : `.${key}`
 }
 
