@@ -119,8 +119,6 @@ const NOT_YET_MOVED: Record<string, number> = {
   // rseq_update narrated in prose ("no mm_cid", "mm_cid 3"): the tracepoint's field, not written as a field.
   'src/core/sim/narrate.test.ts': 1,
   'src/core/sim/narrate.ts': 1,
-  // Simulate's "auto" resolves to the 6.18 mm_cid model in the C core; the test checks that choice.
-  'src/core/sim/sim_controller.test.ts': 4,
   // The conform check's disagreement narration ("the kernel wrote mm_cid N into ... rseq area").
   'src/core/traces/trace_conform.test.ts': 1,
   'src/core/traces/trace_conform.ts': 1,
