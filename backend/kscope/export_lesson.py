@@ -26,13 +26,19 @@ class LessonNotFound(ValueError):
     """NAME is not a shipped lesson (the message lists those that are)."""
 
 
+def lesson_file(name: str) -> Path | None:
+    """The shipped lesson NAME: frontend/src/lessons/<model>/<name>.lesson.json (None: no such lesson)."""
+    found = sorted(LESSONS.glob(f"*/{name}.lesson.json"))
+    return found[0] if found else None
+
+
 def lesson_names() -> list[str]:
-    return sorted(p.name.removesuffix(".lesson.json") for p in LESSONS.glob("*.lesson.json"))
+    return sorted(p.name.removesuffix(".lesson.json") for p in LESSONS.glob("*/*.lesson.json"))
 
 
 def export(name: str, out: Path) -> dict[str, Any]:
     """Writes the static folder; returns {"dir", "index", "bytes", "lesson", "steps"}."""
-    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) or not (LESSONS / f"{name}.lesson.json").is_file():
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) or lesson_file(name) is None:
         raise LessonNotFound(f"no lesson {name!r} in {LESSONS} (shipped: {', '.join(lesson_names()) or 'none'})")
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{out}: exists and is not a directory")

@@ -38,6 +38,6 @@ def test_export_is_one_page_with_the_app_the_wasm_and_the_lesson(tmp_path: Path,
     # The C core's wasm is inside (base64 data URI of the -sSINGLE_FILE build), as is the lesson.
     assert "data:application/octet-stream;base64," in html
     assert "What is a concurrency ID?" in html
-    shipped = Path(__file__).resolve().parents[2] / "frontend" / "src" / "lessons" / "mm_cid.lesson.json"
+    shipped = Path(__file__).resolve().parents[2] / "frontend" / "src" / "lessons" / "mm_cid" / "mm_cid.lesson.json"
     assert (out / "mm_cid.lesson.json").read_bytes() == shipped.read_bytes()
     assert "index.html#/present/mm_cid" in (out / "README.txt").read_text()

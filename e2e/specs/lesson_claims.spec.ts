@@ -1,5 +1,5 @@
 // Issue 13 item 3: every step of /learn/mm_cid shows, on screen, what its narration says.
-// Each step's "expect" claims (frontend/src/lessons/mm_cid.lesson.json, checked against the
+// Each step's "expect" claims (frontend/src/lessons/mm_cid/mm_cid.lesson.json, checked against the
 // model by lesson_expect.test.ts) are checked here against the page itself: the instant and
 // the cidmask and per-CPU cids the player drew (its digest line), and the narration panel.
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { artifacts, recordConsoleErrors } from './page_helper';
 
 type Claim = { kind: string; variant?: string; min_ms?: number; max_ms?: number; taken?: number[]; free?: number[]; cpu?: number; cid?: number };
-const lesson = JSON.parse(readFileSync(new URL('../../frontend/src/lessons/mm_cid.lesson.json', import.meta.url), 'utf8')) as {
+const lesson = JSON.parse(readFileSync(new URL('../../frontend/src/lessons/mm_cid/mm_cid.lesson.json', import.meta.url), 'utf8')) as {
   steps: { id: string; title: string; expect: Claim[]; scenario?: { variant?: string } }[];
 };
 

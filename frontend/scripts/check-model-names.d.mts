@@ -11,5 +11,11 @@ export const REGISTRY_FILES: string[]
 export const MODEL_LAYERS: string[]
 export function modelIds(root: string, extra?: string[]): string[]
 export function spellings(id: string): RegExp
-export function checkModelNames(root: string, options?: { models?: string[] }): { files: number; models: string[]; leaks: Leak[] }
+/** The C core's event header, relative to the package root. */
+export const EVENT_HEADER: string
+/** The event model's field names: members of the header's ks_ev_* structs. */
+export function eventFields(headerText: string): string[]
+/** The forms in which a field is written as an event-model field (global regexp). */
+export function fieldUses(field: string): RegExp
+export function checkModelNames(root: string, options?: { models?: string[]; eventFields?: string[] }): { files: number; models: string[]; leaks: Leak[] }
 export function countByFile(leaks: Leak[]): Record<string, number>

@@ -13,6 +13,25 @@
  * mm-cid, mmCid, MmCid, MM_CID, mmcid (the id's parts joined by an optional
  * _ or -, any case). Comments count: "grep -ri mm_cid" is the issue's test.
  *
+ * One exception, kept narrow: the event model's field names. A tracepoint
+ * field can carry a model's name (rseq:rseq_update's mm_cid is what the kernel
+ * writes into the thread's rseq area, whichever model kscope runs); that is the
+ * one event model every layer shares (simulated and decoded records, the Arrow
+ * column), not the model plug-in. The fields are read from the C core's event
+ * header (EVENT_HEADER: the members of its ks_ev_* structs), and an id that is
+ * one of them is not counted where it is written, exactly in lower case, AS A
+ * FIELD:
+ *
+ *     ev.mm_cid  rseq_update.mm_cid     property access (prose: "rseq_update.mm_cid")
+ *     mm_cid=%d  mm_cid=${x}            the tracepoint's key=value text format
+ *     { mm_cid: -1 }  mm_cid?: number   an object key with a number, null or number type
+ *     col('mm_cid')  ['mm_cid', x]      a column name (Arrow schema; a [name, value] pair
+ *                                       whose value is not another string)
+ *     index_by: 'mm_cid'                a workload's field that names the record field
+ *
+ * Anything else on such a line still counts (the id as a value, "mm_cid:v6.18",
+ * a path, MmCid, prose "no mm_cid"), so a real leak next to a field is caught.
+ *
  * Usage: node scripts/check-model-names.mjs [frontend-dir] [--model id]...
  * Prints "file:line: names model <id>: <the line>" per leak (line 0: the path
  * itself) and a closing "check-model-names: N files, M models, K leaks";
@@ -23,12 +42,19 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** Files that list every model, one line each (relative to the package root). */
-export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts']
+/**
+ * Files that list every model, one line each (relative to the package root):
+ * the registry, the engine's bridges, and the lesson format composed for
+ * editors (its "model" enum is the registry's ids, written by
+ * core/lesson/lesson_schema_build.ts).
+ */
+export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts', 'src/lessons/lesson.schema.json']
 /** This checker's own test: its fixtures and allow-list name models on purpose. */
 const SELF_TEST = 'src/layering.test.ts'
 /** The layers that hold one folder per model (src/<layer>/<id>/). */
 export const MODEL_LAYERS = ['models', 'views', 'lessons', 'engine']
+/** The C core's event model (relative to the package root): its ks_ev_* struct members are field names. */
+export const EVENT_HEADER = '../wasm-core/include/kscope/event.h'
 const SKIP_DIRS = new Set(['node_modules', 'dist'])
 const TEXT_EXT = /\.(ts|tsx|mts|cts|js|mjs|json|css|html|md)$/
 
@@ -58,18 +84,46 @@ function listFiles(dir) {
   return out.sort()
 }
 
+/** Field names of the event model: the members of the ks_ev_* payload structs in the C core's event header. */
+export function eventFields(headerText) {
+  const out = new Set()
+  for (const m of headerText.matchAll(/typedef\s+struct\s+ks_ev_\w+\s*\{([^}]*)\}/g)) {
+    for (const f of m[1].matchAll(/\b(?:u?int\d+_t|char|double|float)\s+(\w+)\s*(?:\[[^\]]*\])?\s*;/g)) out.add(f[1])
+  }
+  return [...out].sort()
+}
+
+/** The forms in which `field` is written as an event-model field (see the header); global, case-sensitive. */
+export function fieldUses(field) {
+  const f = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(
+    [
+      `\\.${f}\\b(?![.:/-])`,
+      `\\b${f}=`,
+      `(?<![\\w'"/.:-])${f}\\??:\\s*(?:-?\\d|null\\b|number\\b)`,
+      `(?:\\bcol\\(\\s*|\\bindex_by:\\s*)(['"])${f}\\1`,
+      `\\[\\s*(['"])${f}\\2\\s*,\\s*(?!['"])`,
+    ].join('|'),
+    'g',
+  )
+}
+
 /** Whether rel (package-relative, '/' separators) lies in model id's own folder of some layer. */
 function inModelFolder(rel, id) {
   return MODEL_LAYERS.some((layer) => rel.startsWith(`src/${layer}/${id}/`))
 }
 
 /**
- * Checks every text file under <root>/src. Returns { files, models, leaks }
+ * Checks every text file under <root>/src (options.models: extra ids;
+ * options.eventFields: the event model's field names, by default read from
+ * EVENT_HEADER). Returns { files, models, leaks }
  * with leaks [{ file, line, model, text }] (line 0: the path names the model).
  */
 export function checkModelNames(root, options = {}) {
   const models = modelIds(root, options.models ?? [])
-  const patterns = models.map((id) => ({ id, re: spellings(id) }))
+  const header = path.join(root, EVENT_HEADER)
+  const fields = options.eventFields ?? (existsSync(header) ? eventFields(readFileSync(header, 'utf8')) : [])
+  const patterns = models.map((id) => ({ id, re: spellings(id), field: fields.includes(id) ? fieldUses(id) : null }))
   const files = listFiles(path.join(root, 'src'))
   const leaks = []
   for (const file of files) {
@@ -82,8 +136,9 @@ export function checkModelNames(root, options = {}) {
     }
     const lines = readFileSync(file, 'utf8').split('\n')
     lines.forEach((text, i) => {
-      for (const { id, re } of mine) {
-        if (re.test(text)) leaks.push({ file: rel, line: i + 1, model: id, text: text.trim() })
+      for (const { id, re, field } of mine) {
+        const named = field ? text.replace(field, ' ') : text
+        if (re.test(named)) leaks.push({ file: rel, line: i + 1, model: id, text: text.trim() })
       }
     })
   }

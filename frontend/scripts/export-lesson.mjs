@@ -15,7 +15,7 @@
 // 4. prints one JSON line: {"dir", "index", "bytes", "lesson", "steps"}.
 // Node built-ins only.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,8 +28,13 @@ const fail = (msg, code = 2) => {
 }
 if (!name || !outArg) fail('usage: export-lesson.mjs NAME DIR')
 if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) fail(`lesson name "${name}": lower-case letters, digits, "-" and "_" only`)
-const lessonFile = join(frontend, 'src', 'lessons', `${name}.lesson.json`)
-if (!existsSync(lessonFile)) fail(`no lesson "${name}" (${lessonFile} does not exist)`)
+// The shipped lessons: src/lessons/<model>/<name>.lesson.json (one folder per model).
+const lessonsDir = join(frontend, 'src', 'lessons')
+const lessonFile = readdirSync(lessonsDir, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => join(lessonsDir, e.name, `${name}.lesson.json`))
+  .find((f) => existsSync(f))
+if (!lessonFile) fail(`no lesson "${name}" (no ${join(lessonsDir, '<model>', `${name}.lesson.json`)})`)
 const single = resolve(frontend, '..', 'wasm-core', 'build', 'wasm', 'kscope_core_single.mjs')
 if (!existsSync(single)) fail(`${single} is missing: run \`make -C wasm-core wasm-single\``, 1)
 

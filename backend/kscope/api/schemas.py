@@ -156,7 +156,7 @@ class SqlResult(BaseModel):
 class RoomCreate(BaseModel):
     """A room to open for a lesson."""
 
-    lesson: str = Field(examples=[_LESSON_EXAMPLE], description="lesson id (frontend/src/lessons/<id>.lesson.json)")
+    lesson: str = Field(examples=[_LESSON_EXAMPLE], description="lesson id (frontend/src/lessons/<model>/<id>.lesson.json)")
 
 
 class RoomPublic(BaseModel):

@@ -7,64 +7,14 @@
 // reads at the wrong offset or width comes back wrong. (backend/tests/test_struct_layouts.py
 // checks the Python mirrors the same way.) Layouts are the same in wasm32 and x86-64 for
 // these structs: fixed-width fields only, no pointers.
-import { execFileSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { fieldOf, layout, put, record } from './layout_test_support'
 import {
   BURST_BYTES, EVENT_BYTES, EVENT_TYPES, FRAME_HEADER_BYTES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES,
   SIM_CPU_BYTES, SIM_TASK_BYTES, STATS_BYTES, decodeBursts, decodeEvent, decodeFrame,
   decodeParseError, decodeStats, encodeRunLimit, viewsOf,
 } from './sim_records'
 import { FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES } from './trace_records'
-import {
-  MM_CID_AREA_BYTES, MM_CID_LESSON_BYTES, MM_CID_LOG_VIEW_BYTES, MM_CID_MM_BYTES, MM_CID_PCPU_BYTES,
-  MM_CID_RECORD_BYTES, MM_CID_VIEW_REQUEST_BYTES, decodeMmCidLogView, writeMmCidViewRequest,
-} from './mm_cid/mm_cid_records'
-
-type Layout = Record<string, { size: number; fields: Record<string, [number, number]> }>
-const program = fileURLToPath(new URL('../../../wasm-core/build/native/struct_layout', import.meta.url))
-const layout: Layout = JSON.parse(execFileSync(program, { encoding: 'utf8' }))
-
-const fieldOf = (struct: string, member: string): [number, number] => {
-  const f = layout[struct]?.fields[member]
-  if (!f) throw new Error(`${struct}.${member}: not printed by tools/layout/struct_layout.c`)
-  return f
-}
-
-/** Writes `value` into a field of `size` bytes at `at` (little-endian; text NUL-padded). */
-function put(buf: ArrayBuffer, at: number, size: number, value: number | bigint | string) {
-  const dv = new DataView(buf)
-  if (typeof value === 'string') {
-    const field = new Uint8Array(buf, at, size)
-    field.fill(0)
-    field.set(new TextEncoder().encode(value).subarray(0, size - 1))
-  } else if (size === 8) dv.setBigUint64(at, BigInt(value), true)
-  else if (size === 4) dv.setInt32(at, Number(value), true)
-  else if (size === 2) dv.setUint16(at, Number(value), true)
-  else if (size === 1) dv.setUint8(at, Number(value))
-  else throw new Error(`no scalar of ${size} bytes`)
-}
-
-/**
- * A record of `struct` with `values` (C member -> value) at the compiler's offsets, every other
- * top-level scalar field (not a union, not named) set to a distinct non-zero filler, and all
- * remaining bytes 0xff: a decoder that reads too wide or at the wrong place gets garbage.
- */
-function record(struct: string, values: Record<string, number | bigint | string>, count = 1) {
-  const { size, fields } = layout[struct]
-  const buf = new ArrayBuffer(size * count + 8)
-  new Uint8Array(buf).fill(0xff)
-  let filler = 0x51
-  for (const [name, [offset, width]] of Object.entries(fields)) {
-    if (name in values || name.includes('.') || name === 'u' || ![1, 2, 4, 8].includes(width)) continue
-    put(buf, offset, width, filler++)
-  }
-  for (const [member, value] of Object.entries(values)) {
-    const [offset, width] = fieldOf(struct, member)
-    put(buf, offset, width, value)
-  }
-  return buf
-}
 
 const header = { ts_ns: 123456789n, cpu: 3, pid: 41, tgid: 40, comm: 'worker/3' }
 const headerOut = { ts_ns: 123456789, cpu: 3, pid: 41, tgid: 40, comm: 'worker/3' }
@@ -186,35 +136,11 @@ describe('frame, stats, bursts, parse error and run limit (sim_records.ts) again
   })
 })
 
-describe('decoder stats and mm_cid record sizes against sizeof', () => {
+describe('decoder stats sizes against sizeof', () => {
   it('trace_records.ts sizes', () => {
     expect({ FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES }).toEqual({
       FTRACE_STATS_BYTES: layout.ks_ftrace_stats.size, PERF_STATS_BYTES: layout.ks_perf_stats.size,
       SYSTRACE_STATS_BYTES: layout.ks_systrace_stats.size, TRACEDAT_STATS_BYTES: layout.ks_tracedat_stats.size,
     })
-  })
-  it('mm_cid_records.ts sizes', () => {
-    expect({ MM_CID_MM_BYTES, MM_CID_PCPU_BYTES, MM_CID_RECORD_BYTES, MM_CID_AREA_BYTES, MM_CID_LESSON_BYTES }).toEqual({
-      MM_CID_MM_BYTES: layout.ks_mm_cid_mm.size, MM_CID_PCPU_BYTES: layout.ks_mm_cid_pcpu.size,
-      MM_CID_RECORD_BYTES: layout.ks_mm_cid_record.size, MM_CID_AREA_BYTES: layout.ks_mm_cid_area.size,
-      MM_CID_LESSON_BYTES: layout.ks_mm_cid_lesson.size,
-    })
-  })
-})
-
-describe('the mm_cid model view request and log view (ks_sim_model_view_get) against offsetof', () => {
-  it('writes ks_mm_cid_view_request at the compiler offsets', () => {
-    expect(MM_CID_VIEW_REQUEST_BYTES).toBe(layout.ks_mm_cid_view_request.size)
-    const buf = new ArrayBuffer(MM_CID_VIEW_REQUEST_BYTES + 8)
-    new Uint8Array(buf).fill(0xff)
-    writeMmCidViewRequest(viewsOf(buf), 8, 3, 1042, 1)
-    const dv = new DataView(buf)
-    const read = (m: string) => dv.getInt32(8 + fieldOf('ks_mm_cid_view_request', m)[0], true)
-    expect([read('view'), read('tgid'), read('arg'), read('reserved')]).toEqual([3, 1042, 1, 0])
-  })
-  it('decodes ks_mm_cid_log_view at the compiler offsets', () => {
-    expect(MM_CID_LOG_VIEW_BYTES).toBe(layout.ks_mm_cid_log_view.size)
-    const buf = record('ks_mm_cid_log_view', { first_seq: 7n, records: 4096n, count: 12 })
-    expect(decodeMmCidLogView(viewsOf(buf), 0)).toEqual({ first_seq: 7, records: 4096, count: 12 })
   })
 })

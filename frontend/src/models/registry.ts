@@ -4,9 +4,30 @@
  * routes, lesson pages, player, quiz engine and lesson validator read this list.
  */
 import { mmCid } from './mm_cid'
-import type { ModelDescriptor } from './types'
+import type { ModelDescriptor, RunCaption } from './types'
 
 export const MODELS: readonly ModelDescriptor[] = [mmCid]
+
+/**
+ * The Simulate page's caption of a run's kernel model (its algo string, from
+ * the core): the model whose algo it is says what the run means; "none" (or
+ * an algo no model claims) gets the models' reasons for not running.
+ */
+export function runCaption(algo: string): RunCaption {
+  for (const m of MODELS) {
+    const said = m.simulate.caption(algo)
+    if (said) return said
+  }
+  return {
+    label: MODELS.map((m) => m.simulate.absent.label).join('; ') || 'none',
+    title: MODELS.map((m) => m.simulate.absent.title).join(' ') || `The run models no kernel algorithm (algo "${algo}")`,
+  }
+}
+
+/** The model the Traces page checks a real trace against (the first with a conform check), or null. */
+export function conformModel(): ModelDescriptor | null {
+  return MODELS.find((m) => m.conform) ?? null
+}
 
 /** The model with this id, or null. */
 export function modelOf(id: string): ModelDescriptor | null {

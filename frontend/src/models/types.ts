@@ -11,12 +11,21 @@
  *   decoder     reads the bytes the C core's model view exports into records
  *   narration   the model's words for its decision log (plain-words narration)
  *   quiz        the predict-next quiz kinds and how each answer is computed
- *   lesson      its JSON Schema fragment of the lesson format, plus cross-field checks
+ *   lesson      its JSON Schema fragment of the lesson format, cross-field checks,
+ *               and its lesson store (the engine side the lesson player drives)
  *   page        its free-running lesson page (/lesson/<id>)
  *   views       the lesson player's views of this model, and their names
+ *   simulate    what the Simulate page says about a run of this model (its algo string)
+ *   conform     (optional) the Traces page's "check against model" replays a real trace
+ *               through this model (the backend's conform route, algo=<id>)
  */
 import type { ComponentType } from 'react'
 import type { LessonSchemaFragment } from '../core/lesson/lesson_schema'
+import type { PlaybackHost, PlaybackSnapshot, PlaybackView } from '../core/playback/playback_controller'
+import type { LessonRunParams, LessonState } from '../core/lesson/lesson_state'
+import type { LessonAt } from '../core/lesson/lesson_types'
+import type { RunTimeline, Topology } from '../core/shared/types'
+import type { KscopeCore } from '../engine/wasm_bridge'
 
 /** A run as the quiz engine and "run to event" read it: the model's decision log of one kernel. */
 export interface ModelRun<R = unknown> {
@@ -76,6 +85,49 @@ export interface ModelStageProps {
   kernelShown: number
 }
 
+/** A caption of the kernel model a run uses: one short clause, and the reason in full (hover, screen readers). */
+export interface RunCaption {
+  label: string
+  title: string
+}
+
+// ---- the lesson store a model gives the lesson player (core/lesson/lesson_player.ts) ----
+
+/** The window, as far as a lesson store needs it (a fake in tests, memoryHost in the player). */
+export type LessonHost = PlaybackHost
+
+/** What the player reads of a lesson view: the machine, the runs shown (each one kernel), the step's simulated time, any problem. */
+export interface LessonStepView extends PlaybackView {
+  topology: Topology | null
+  runs: readonly { variant: string }[]
+  /** Simulated time of the step, ns. */
+  time_ns: number
+}
+
+export type LessonStepSnapshot = PlaybackSnapshot<LessonState, LessonStepView>
+
+/**
+ * A model's lesson store as the player drives it (the model's lesson controller,
+ * made by its descriptor's lesson.store).
+ */
+export interface LessonStepStore {
+  /** Connects the store to the loaded core; returns the stop function. */
+  start(core: KscopeCore): () => void
+  subscribe(listener: () => void): () => void
+  getSnapshot(): LessonStepSnapshot
+  /** Builds the step's runs and goes to `at`; returns why `at` was not reached exactly, or null. */
+  showStep(params: LessonRunParams, at: LessonAt): string | null
+  /** Each run's decision log and the model's quiz functions (the quiz engine's input: core/lesson/lesson_quiz.ts QuizRun). */
+  quizRuns(): { variant: string; records: readonly ModelRecord[]; logEnd: RunTimeline['logEnd']; quiz: ModelDescriptor['quiz'] }[]
+}
+
+/** What the player needs of the lesson's model (its descriptor's lesson field). */
+export interface LessonPlayerModel {
+  store(host: LessonHost): LessonStepStore
+  /** The decision-log branches (name, help) from the core, in path order. */
+  paths(core: KscopeCore): { name: string; help: string }[]
+}
+
 export interface ModelDescriptor {
   /** The lesson's "model", its folder's name, the C core's algo prefix ("<id>:<variant>"). */
   id: string
@@ -118,6 +170,10 @@ export interface ModelDescriptor {
     schema: LessonSchemaFragment
     /** Cross-field checks the schema cannot say, on each step (fail(path, message) to report). */
     check: (ctx: LessonStepContext) => void
+    /** The lesson's engine store (the model's lesson controller) that the lesson player drives step by step. */
+    store: (host: LessonHost) => LessonStepStore
+    /** The decision-log branches (name, help) as the core describes them, in path order. */
+    paths: (core: KscopeCore) => { name: string; help: string }[]
   }
   /** The model's own lesson page at /lesson/<id> (pages/LessonPage.tsx shows it). */
   page: ComponentType<{ navigate: (href: string) => void }>
@@ -132,5 +188,17 @@ export interface ModelDescriptor {
     main: string
     /** The lesson player's stage: draws the views shows() asks for. */
     Stage: ComponentType<ModelStageProps>
+  }
+  /** The Traces page's conformance check with this model (absent: the model has none). */
+  conform?: {
+    /** What the check compares, in words after "compares" ("each rseq_update's cid"). */
+    compares: string
+  }
+  /** The Simulate page (its run's algo string comes from the core: SIM_ALGO resolved). */
+  simulate: {
+    /** The caption of a run whose algo is this model's ("<id>:<variant>..."), or null when it is not. */
+    caption: (algo: string) => RunCaption | null
+    /** The caption when the run models no algorithm ("none"): why this model did not run. */
+    absent: RunCaption
   }
 }

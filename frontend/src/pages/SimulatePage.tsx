@@ -23,6 +23,7 @@ import { TaskTable } from '../views/machine/TaskTable'
 import { WorkloadEditor } from '../views/machine/WorkloadEditor'
 import { frameDigest, processColours } from '../views/machine/summary'
 import { usePlaybackKeys } from '../views/playback/keys'
+import { runCaption } from '../models/registry'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
 
@@ -154,22 +155,19 @@ function problemTitle(kind: string, workload: string): string {
 }
 
 /**
- * Which kernel the run models, and so what rseq_update's mm_cid means: the 6.18 mm_cid
- * allocator where the workload registers rseq (each rseq_update carries the thread's cid),
- * or no cid at all where no process does (sim_controller.ts SIM_ALGO).
+ * Which kernel model the run uses (sim_controller.ts SIM_ALGO, resolved by the core),
+ * in the words of the model whose algo it is (models/registry.ts runCaption).
  */
 function KernelModel({ algo }: { algo: string | null }) {
   if (!algo) return null
-  const m = /^mm_cid:(v[\d.]+)/.exec(algo)
+  const said = runCaption(algo)
   return (
     // One short clause in the caption (the picture below needs the height at 1280x720); the
     // reason in full on hover and for screen readers.
     <span className="kernel-model" data-testid="kernel-model" data-algo={algo}
-      title={m
-        ? "The workload's threads register rseq: each rseq_update carries the thread's mm_cid, from this kernel version's allocator model"
-        : 'No process of this workload registers rseq, so no rseq_update reports a cid (mm_cid=-1)'}>
+      title={said.title}>
       {' · '}
-      {m ? <>kernel model: Linux {m[1].slice(1)} mm_cid allocator</> : <>kernel model: no mm_cid (no thread registers rseq)</>}
+      kernel model: {said.label}
     </span>
   )
 }

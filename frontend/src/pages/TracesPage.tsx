@@ -16,7 +16,8 @@ import { stepEvent } from '../core/traces/trace_step'
 import { formatDuration } from '../core/shared/units'
 import type { TraceProvenance } from '../core/traces/trace_meta'
 import { CursorPanel, SelectionPanel } from '../views/timeline/Details'
-import { ConformPanel, type ConformState } from '../views/timeline/Conform'
+import { ConformPanel, type ConformModel, type ConformState } from '../views/timeline/Conform'
+import { conformModel } from '../models/registry'
 import { CompareView } from '../views/timeline/Compare'
 import { conformMarks, narrateDisagreement, parseConformResult, stepMark, windowForMark } from '../core/traces/trace_conform'
 import { fetchConform } from '../core/traces/traces_api'
@@ -29,6 +30,14 @@ import { ErrorPanel } from './ErrorPanel'
 import { PrivateTraceNote, SharePanel, sharesOf } from './TraceShare'
 import { formatBytes, formatUploadTime } from './trace_library_format'
 import './traces.css'
+
+/** The model "check against model" replays a stored trace through (models/registry.ts), as the panel reads it. */
+const CONFORM_MODEL: ConformModel | null = (() => {
+  const m = conformModel()
+  return m?.conform ? { id: m.id, runs: m.variants.runs, compares: m.conform.compares } : null
+})()
+/** The panel's model when none has a check (the panel then only says so). */
+const NO_CONFORM_MODEL: ConformModel = { id: '', runs: [], compares: '' }
 
 /** Play speeds: trace time per second of wall time. */
 const PLAY_SPEEDS = [
@@ -384,15 +393,15 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const [selectedMark, setSelectedMark] = useState(-1)
   const traceId = store.origin.kind === 'server' ? store.origin.id : null
   const rseq = state.info?.by_type?.rseq_update ?? 0
-  const unavailable = !traceId
+  const unavailable = !CONFORM_MODEL ? 'No model kscope teaches has a conformance check.' : !traceId
     ? 'The check runs on the server: upload this trace to check it against the model.'
     : !rseq ? 'This trace has no rseq_update events (record rseq:rseq_update with the scheduler events to check it).' : ''
   // Every failure lands on the page: the request's, and a bad answer's (ConformShapeError), never a silent hang.
   const runConform = useCallback((variant: string) => {
-    if (!traceId) return
+    if (!traceId || !CONFORM_MODEL) return
     const before = conform
     setConform({ status: 'running', variant })
-    fetchConform(traceId, variant)
+    fetchConform(traceId, CONFORM_MODEL.id, variant)
       .then((json) => {
         const result = parseConformResult(json)
         const figures = result.variant_from === 'inferred' ? result.variants
@@ -428,7 +437,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
 
   // Where the check can run it leads the side panels; where it cannot, a note below them.
   const conformPanel = (
-    <ConformPanel state={conform} unavailable={unavailable} selected={selectedMark} t0={store.t0} onRun={runConform}
+    <ConformPanel model={CONFORM_MODEL ?? NO_CONFORM_MODEL} state={conform} unavailable={unavailable} selected={selectedMark} t0={store.t0} onRun={runConform}
       onStep={stepConform} />
   )
 
@@ -570,7 +579,7 @@ function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
         <li><span className="swatch tick" /> tick on a lane’s top edge: an event (wakeup, migration, …)</li>
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
-        <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the mm_cid model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
+        <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the {CONFORM_MODEL?.id ?? ''} model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
       <p className="legend-note">Times are from the trace’s first event. {provenance.kind === 'modelled'
         ? 'MODELLED: this file is a kscope simulator export (its header says so), not a real kernel’s trace.'

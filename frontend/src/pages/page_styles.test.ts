@@ -4,7 +4,7 @@
 // "compare" on one page cannot pick up another page's layout. The shared
 // stylesheets (index.css, views/**/*.css) never style a class that a page
 // sheet owns: a global ".compare" (written for the trace compare view) once
-// matched the mm_cid lesson's <main class="lesson-main compare"> and drew its
+// matched the lesson page's <main class="lesson-main compare"> and drew its
 // pictures at zero height.
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,6 +1,7 @@
 /*
- * The lesson player's store: one LessonController (the /lesson/<model> page's
- * engine store) driven by a lesson position instead of the address bar. Each
+ * The lesson player's store: the model's lesson store (its descriptor's
+ * lesson.store, the /lesson/<model> page's engine store) driven by a lesson
+ * position instead of the address bar. Each
  * step names a scenario and a place in it (lesson_types.ts); the player builds
  * those runs (toggles applied), goes there, and computes the step's quiz answer
  * from the model.
@@ -12,8 +13,8 @@
  * page's own URL says ?step=N and is the page's business (route.ts).
  */
 import { useEffect, useMemo, useSyncExternalStore } from 'react'
-import { LessonController, type LessonHost, type LessonSnapshot } from './lesson_controller'
-import { cleanToggles, type LessonRunParams } from './lesson_state'
+import type { LessonHost, LessonPlayerModel, LessonStepSnapshot } from '../../models/types'
+import type { LessonRunParams } from './lesson_state'
 import type { LessonPosition } from './lesson_position'
 import { quizAnswer, type QuizAnswer } from './lesson_quiz'
 import type { Lesson, LessonStep } from './lesson_types'
@@ -41,19 +42,19 @@ export function clampStep(lesson: Lesson, step: number): number {
   return Number.isFinite(step) ? Math.min(lesson.steps.length - 1, Math.max(0, Math.floor(step))) : 0
 }
 
-/** The toggles on at a step: those the step offers and the position turns on. */
+/** The toggles on at a step: those the step offers (the validator checked they are the model's) and the position turns on; each once, sorted. */
 export function togglesOn(step: LessonStep, toggles: Record<string, boolean>): string[] {
-  return cleanToggles(step.toggles.filter((t) => toggles[t]))
+  return [...new Set(step.toggles.filter((t) => toggles[t] === true))].sort()
 }
 
 /** The run parameters a step shows with some toggles on. */
 export function runParamsOf(step: LessonStep, toggles: readonly string[]): LessonRunParams {
   const s = step.scenario
-  return { variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed, toggles: cleanToggles(toggles) }
+  return { variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed, toggles: [...toggles] }
 }
 
 export interface UseLessonPlayer {
-  snapshot: LessonSnapshot
+  snapshot: LessonStepSnapshot
   step: LessonStep
   index: number
   toggles: string[]
@@ -64,9 +65,10 @@ export interface UseLessonPlayer {
   paths: { name: string; help: string }[]
 }
 
-export function useLessonPlayer(lesson: Lesson, position: LessonPosition): UseLessonPlayer {
+export function useLessonPlayer(lesson: Lesson, position: LessonPosition, model: LessonPlayerModel): UseLessonPlayer {
   const core = useKscopeCore()
-  const controller = useMemo(() => new LessonController(memoryHost()), [])
+  // One store per lesson player (a lesson's model does not change under it: the page keys the player by lesson).
+  const controller = useMemo(() => model.store(memoryHost()), [model])
   useEffect(() => (core.status === 'ready' ? controller.start(core.core) : undefined), [core, controller])
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot)
   const index = clampStep(lesson, position.step)
@@ -81,7 +83,7 @@ export function useLessonPlayer(lesson: Lesson, position: LessonPosition): UseLe
     () => (step.quiz && snapshot.view.runs.length ? quizAnswer(step.quiz, controller.quizRuns(), snapshot.view.time_ns) : null),
     [step, snapshot, controller],
   )
-  const paths = useMemo(() => (core.status === 'ready' ? core.core.mmCidPaths() : []), [core])
+  const paths = useMemo(() => (core.status === 'ready' ? model.paths(core.core) : []), [core, model])
   return {
     snapshot, step, index, toggles, answer, paths,
     core: core.status,

@@ -48,6 +48,16 @@ describe('the composed lesson schema', () => {
     expect(jsonPath('', data)).toBe('$')
     expect(jsonPath('/steps/0/quiz/4', data)).toBe('$.steps[0].quiz.4')
     expect(jsonPath('/steps/0/quiz/a~1b', data)).toBe('$.steps[0].quiz.a/b')
+    // A key with a newline in it is quoted: an error stays on one line (the fuzz test found "narrat\n").
+    expect(jsonPath('/steps/0/narrat\n', { steps: [{}] })).toBe('$.steps[0]["narrat\\n"]')
+  })
+
+  it('an unknown field whose name holds a newline is one line, its name quoted', () => {
+    const schema = composeLessonSchema(MODELS[0].lesson.schema, MODELS.map((m) => m.id))
+    const v = lessonSchemaValidator(schema, compileLessonSchema(schema))
+    const p = v.problems({ kscope_lesson: 1, 'bad\nkey': 1 }).map((x) => `${x.path}: ${x.message}`)
+    expect(p.some((x) => x.startsWith('$["bad\\nkey"]: unknown field'))).toBe(true)
+    for (const x of p) expect(x.includes('\n')).toBe(false)
   })
 
   it('an anyOf failure is one message, not one per branch; required fields say what is missing', () => {

@@ -65,6 +65,15 @@ export const oneOfList = (list: readonly unknown[]) => list.map((x) => JSON.stri
 const A: Record<string, string> = { integer: 'an integer', number: 'a number', object: 'an object', array: 'an array', string: 'a string', boolean: 'a boolean' }
 
 /** A JSON pointer ("/steps/4/quiz") as kscope's JSON path ("$.steps[4].quiz"): array indexes in brackets. */
+/**
+ * One object member of a JSON path: ".key", or, for a key holding a control
+ * character (a newline...), the key as a JSON string in brackets ('$["x\\ny"]'):
+ * each error stays one "file: path: message" line (found by the lesson fuzz test).
+ */
+export function member(key: string): string {
+  return /[\u0000-\u001f\u007f]/.test(key) ? `[${JSON.stringify(key)}]` : `.${key}`
+}
+
 export function jsonPath(pointer: string, data: Json): string {
   let out = '$'
   let at: Json = data
@@ -74,7 +83,7 @@ export function jsonPath(pointer: string, data: Json): string {
       out += `[${key}]`
       at = at[Number(key)]
     } else {
-      out += `.${key}`
+      out += member(key)
       at = isObj(at) && Object.hasOwn(at, key) ? at[key] : undefined
     }
   }
@@ -124,11 +133,11 @@ function problemOf(e: ErrorObject, data: Json, root: Schema): LessonProblem | nu
       const props = (isObj(parent.properties) ? parent.properties : {}) as Record<string, Json>
       const type = deref(props[key], root).type
       const message = mine ?? (type === 'string' || type === 'array' || type === 'object' ? `must be ${A[type]}, got nothing` : 'is required')
-      return { path: `${path}.${key}`, message }
+      return { path: `${path}${member(key)}`, message }
     }
     case 'additionalProperties': {
       const allowed = Object.keys((isObj(parent.properties) ? parent.properties : {}) as object).filter((k) => k !== 'answer')
-      return { path: `${path}.${String(params.additionalProperty)}`, message: `unknown field (allowed: ${allowed.join(', ')})` }
+      return { path: `${path}${member(String(params.additionalProperty))}`, message: `unknown field (allowed: ${allowed.join(', ')})` }
     }
     case 'type': {
       const types = ([] as unknown[]).concat(params.type).map((t) => A[String(t)] ?? String(t))
@@ -161,7 +170,7 @@ function problemOf(e: ErrorObject, data: Json, root: Schema): LessonProblem | nu
     }
     case 'discriminator': {
       const kinds = ((parent.oneOf as Schema[] | undefined) ?? []).map((b) => deref((deref(b, root).properties as Schema | undefined)?.kind, root).const)
-      return { path: `${path}.${String(params.tag)}`, message: `must be one of ${oneOfList(kinds)}, got ${show(params.tagValue)}` }
+      return { path: `${path}${member(String(params.tag))}`, message: `must be one of ${oneOfList(kinds)}, got ${show(params.tagValue)}` }
     }
     default:
       return { path, message: mine ?? e.message ?? `fails "${e.keyword}"` }

@@ -1,12 +1,14 @@
 /*
- * The mm_cid lesson's state and the named actions that change it.
+ * A model's lesson page's state and the named actions that change it (the
+ * model binds the few rules that are its own, LessonRules: its scenario
+ * variants and its bug-injection toggles; models/<id>/lesson_state.ts).
  *
  * What is on screen is defined by (variant, preset, workload, cache mode, seed,
  * step): the C core is deterministic, so these reproduce the exact view, and
  * they live in the URL:
  *
- *   /lesson/mm_cid?variant=compare&preset=epyc-9654-2s&threads=8&placement=cpus:0-7
- *                 &delay_ms=200&order=fixed&warmup=20000&loops=5&cache=idle&seed=1&step=40
+ *   /lesson/<model>?variant=compare&preset=epyc-9654-2s&threads=8&placement=cpus:0-7
+ *                  &delay_ms=200&order=fixed&warmup=20000&loops=5&cache=idle&seed=1&step=40
  *
  * A lesson step is one *instant* of simulated time at which something happens
  * (all events with the same timestamp: a wakeup, the switch, the cid decision,
@@ -15,8 +17,8 @@
  * `until_ms=` in a link is read once: it becomes the last step at or before
  * that time (the controller resolves it; the URL then says step=).
  *
- * Each action is a pure function (state, args) -> new state; lesson_controller.ts
- * brings the engine to the state and reports where it landed (arrive()).
+ * Each action is a pure function (state, args) -> new state; the model's lesson
+ * controller brings the engine to the state and reports where it landed (arrive()).
  */
 import { cleanStep, type PlaybackState } from '../playback/playback_state'
 import { DEFAULT_PRESET } from '../machine/state'
@@ -25,10 +27,17 @@ import type { Topology } from '../shared/types'
 // The playback actions (step, stepBack, seek, play, pause, togglePlay, setSpeed) are every page's.
 export { pause, play, seek, setSpeed, step, stepBack, togglePlay } from '../playback/playback_state'
 
-export const LESSON_VARIANTS = ['v6.12', 'v6.13', 'v6.18', 'compare'] as const
-export type LessonVariant = (typeof LESSON_VARIANTS)[number]
-/** The kernels compare mode runs side by side: before and after 7e019dc. */
-export const COMPARE_PAIR = ['v6.12', 'v6.13'] as const
+/**
+ * What a model's lesson state needs from the model: the scenario variants a
+ * link may name (its kernels, and any comparison of two), the default one, and
+ * how to clean a list of bug-injection toggles (its own, each once, sorted;
+ * anything else dropped).
+ */
+export interface LessonRules {
+  variants: readonly string[]
+  defaultVariant: string
+  cleanToggles(list: readonly string[] | undefined): string[]
+}
 
 /**
  * The cache model's eviction for the lesson. 'idle': no background traffic,
@@ -101,13 +110,14 @@ export const BENCHMARK_WORKLOAD: LessonWorkload = {
 }
 
 export interface LessonState extends PlaybackState {
-  readonly variant: LessonVariant
+  /** The scenario's variant: one of LessonRules.variants. */
+  readonly variant: string
   readonly preset: string
   readonly workload: LessonWorkload
   readonly cache: CacheMode
   readonly seed: number
-  /** Bug-injection toggles of the C model on 6.13+ runs (MM_CID_TOGGLES), sorted. */
-  readonly toggles: readonly MmCidToggle[]
+  /** Bug-injection toggles of the C model (LessonRules.cleanToggles), sorted. */
+  readonly toggles: readonly string[]
   /** Lesson steps (instants) done: 0 is t=0, before anything happened. */
   readonly step: number
   /** A time to go to once the run is built (from a link's until_ms), ns; then null. */
@@ -117,9 +127,9 @@ export interface LessonState extends PlaybackState {
   readonly runTo: RunTo
 }
 
-export function initialLessonState(): LessonState {
+function initialState(rules: LessonRules): LessonState {
   return {
-    variant: 'compare',
+    variant: rules.defaultVariant,
     preset: DEFAULT_PRESET,
     workload: BENCHMARK_WORKLOAD,
     cache: 'idle',
@@ -136,47 +146,24 @@ export function initialLessonState(): LessonState {
 
 /** What defines a run: changing any of these starts a new one. */
 export interface LessonRunParams {
-  variant: LessonVariant
+  variant: string
   preset: string
   workload: LessonWorkload
   cache: CacheMode
   seed: number
   /** Bug-injection toggles (absent: none). */
-  toggles?: readonly MmCidToggle[]
+  toggles?: readonly string[]
 }
 
 export const lessonRunParams = (s: LessonState): LessonRunParams => ({
   variant: s.variant, preset: s.preset, workload: s.workload, cache: s.cache, seed: s.seed, toggles: s.toggles,
 })
 
-/**
- * The C model's bug-injection toggles (wasm-core/src/algo/mm_cid/mm_cid.c, "+flag" after the
- * variant): take one part of 7e019dc out of a 6.13+ run to show what it fixes.
- */
-export const MM_CID_TOGGLES = ['no_recent_cid', 'task_nr_cpus_allowed'] as const
-export type MmCidToggle = (typeof MM_CID_TOGGLES)[number]
-
-/** Known toggles, each once, sorted (anything else dropped). */
-export function cleanToggles(list: readonly string[] | undefined): MmCidToggle[] {
-  return MM_CID_TOGGLES.filter((t) => (list ?? []).includes(t))
-}
-
-/** The algo string of one run: "mm_cid:v6.13+no_recent_cid"; toggles only reach 6.13+ runs. */
-export function algoOf(variant: 'v6.12' | 'v6.13' | 'v6.18', toggles: readonly string[] = []): string {
-  const flags = variant === 'v6.12' ? [] : cleanToggles(toggles)
-  return `mm_cid:${variant}${flags.map((f) => `+${f}`).join('')}`
-}
-
 export const sameWorkload = (a: LessonWorkload, b: LessonWorkload) => workloadKey(a) === workloadKey(b)
 
-export const sameLessonRun = (a: LessonRunParams, b: LessonRunParams) =>
+const sameRun = (rules: LessonRules, a: LessonRunParams, b: LessonRunParams) =>
   a.variant === b.variant && a.preset === b.preset && a.cache === b.cache && a.seed === b.seed && sameWorkload(a.workload, b.workload) &&
-  cleanToggles(a.toggles).join('+') === cleanToggles(b.toggles).join('+')
-
-/** The kernels a variant runs, in display order. */
-export function variantsOf(variant: LessonVariant): ('v6.12' | 'v6.13' | 'v6.18')[] {
-  return variant === 'compare' ? [...COMPARE_PAIR] : [variant]
-}
+  rules.cleanToggles(a.toggles).join('+') === rules.cleanToggles(b.toggles).join('+')
 
 // ---- cleaning values from links and fields -----------------------------------------
 
@@ -293,8 +280,8 @@ export function lessonWorkloadJson(w: LessonWorkload, topology: Topology): strin
   if (w.repin?.length) process.repin = w.repin.map((r) => ({ thread: r.thread, at_ms: r.atMs, cpus: r.cpus }))
   return JSON.stringify(
     {
-      name: 'mm_cid-lesson',
-      description: "Seed 000's intermittent benchmark as the mm_cid lesson runs it (kscope frontend, lesson_state.ts).",
+      name: 'lesson',
+      description: "Seed 000's intermittent benchmark as a kscope lesson runs it (kscope frontend, core/lesson/lesson_state.ts).",
       duration_ms: lessonDurationMs(w),
       processes: [process],
     },
@@ -374,12 +361,12 @@ export function cleanWorkload(w: LessonWorkload): LessonWorkload {
 // ---- actions ------------------------------------------------------------------------
 
 /** Action: start a run with some of (variant, preset, workload, cache, seed) changed, from step 0, paused. */
-export function newLessonRun(state: LessonState, change: Partial<LessonRunParams>): LessonState {
+function newRun(rules: LessonRules, state: LessonState, change: Partial<LessonRunParams>): LessonState {
   const next: LessonRunParams = { ...lessonRunParams(state), ...change }
   next.seed = cleanSeed(next.seed)
   next.workload = cleanWorkload(next.workload)
-  next.toggles = cleanToggles(next.toggles)
-  if (sameLessonRun(next, lessonRunParams(state)) && state.step === 0 && !state.playing) return state
+  next.toggles = rules.cleanToggles(next.toggles)
+  if (sameRun(rules, next, lessonRunParams(state)) && state.step === 0 && !state.playing) return state
   return { ...state, ...next, toggles: next.toggles ?? [], step: 0, untilNs: null, playing: false, finished: false }
 }
 
@@ -413,13 +400,11 @@ export const LESSON_PARAMS = {
 } as const
 
 /** State described by a query string; defaults for what it lacks. Paused, at the named step. */
-export function lessonStateFromSearch(search: string): LessonState {
+function fromSearch(rules: LessonRules, search: string): LessonState {
   const q = new URLSearchParams(search)
-  const base = initialLessonState()
+  const base = initialState(rules)
   const P = LESSON_PARAMS
-  const variant = (LESSON_VARIANTS as readonly string[]).includes(q.get(P.variant) ?? '')
-    ? (q.get(P.variant) as LessonVariant)
-    : base.variant
+  const variant = rules.variants.includes(q.get(P.variant) ?? '') ? (q.get(P.variant) as string) : base.variant
   const placement = parsePlacement(q.get(P.placement)) ?? base.workload.placement
   const threadsDefault = placement.kind === 'pinned' ? placement.cpus.length : base.workload.threads
   const workload = cleanWorkload({
@@ -438,7 +423,7 @@ export function lessonStateFromSearch(search: string): LessonState {
     workload,
     cache: q.get(P.cache) === 'busy' ? 'busy' : 'idle',
     seed: q.has(P.seed) ? cleanSeed(q.get(P.seed)) : base.seed,
-    toggles: cleanToggles((q.get(P.toggles) ?? '').split(',')),
+    toggles: rules.cleanToggles((q.get(P.toggles) ?? '').split(',')),
     step: cleanStep(Number(q.get(P.step) ?? 0)),
     untilNs: q.has(P.until) && Number.isFinite(until) && until >= 0 ? Math.round(until * 1e6) : null,
   }
@@ -468,10 +453,26 @@ export function searchForLessonState(state: LessonState, search = ''): string {
 }
 
 /** Action: the URL changed under us (Back/Forward): adopt the run and step it describes. */
-export function followLessonUrl(state: LessonState, search: string): LessonState {
-  const u = lessonStateFromSearch(search)
+function followUrl(rules: LessonRules, state: LessonState, search: string): LessonState {
+  const u = fromSearch(rules, search)
   const next: LessonState = { ...state, ...lessonRunParams(u), toggles: u.toggles, step: u.step, untilNs: u.untilNs, playing: false }
-  const same = sameLessonRun(lessonRunParams(next), lessonRunParams(state)) && next.step === state.step && next.untilNs === null
+  const same = sameRun(rules, lessonRunParams(next), lessonRunParams(state)) && next.step === state.step && next.untilNs === null
   if (same && !state.playing) return state
-  return sameLessonRun(lessonRunParams(next), lessonRunParams(state)) ? next : { ...next, finished: false }
+  return sameRun(rules, lessonRunParams(next), lessonRunParams(state)) ? next : { ...next, finished: false }
+}
+
+/** The state functions that depend on the model's rules, bound to them (models/<id>/lesson_state.ts). */
+export function lessonStateRules(rules: LessonRules) {
+  return {
+    /** The state of a page with nothing in its URL. */
+    initialLessonState: (): LessonState => initialState(rules),
+    /** What defines a run: changing any of these starts a new one (toggles compared cleaned). */
+    sameLessonRun: (a: LessonRunParams, b: LessonRunParams): boolean => sameRun(rules, a, b),
+    /** Action: start a run with some of (variant, preset, workload, cache, seed, toggles) changed, from step 0, paused. */
+    newLessonRun: (state: LessonState, change: Partial<LessonRunParams>): LessonState => newRun(rules, state, change),
+    /** State described by a query string; defaults for what it lacks. Paused, at the named step. */
+    lessonStateFromSearch: (search: string): LessonState => fromSearch(rules, search),
+    /** Action: the URL changed under us (Back/Forward): adopt the run and step it describes. */
+    followLessonUrl: (state: LessonState, search: string): LessonState => followUrl(rules, state, search),
+  }
 }

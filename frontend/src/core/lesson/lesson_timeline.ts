@@ -22,7 +22,12 @@
  *   run B  ──●─────●────────●────●────      each run: its state at or before T_k
  *   merged   1    2 3       4  5 6
  */
-import type { MmCidPath, MmCidRecord, RunTimeline } from '../shared/types'
+import type { RunTimeline } from '../shared/types'
+
+/** A decision-log record as the clock reads it: its place in the log. */
+export interface LoggedRecord {
+  seq: number
+}
 
 export interface LessonClock {
   /** Instant times, ns: step k (k >= 1) is times[k - 1]. */
@@ -84,22 +89,11 @@ export const logEndAt = (tl: Pick<RunTimeline, 'logEnd'>, s: number) => (s <= 0 
 export const burstsAt = (tl: Pick<RunTimeline, 'burstEnd'>, s: number) => (s <= 0 ? 0 : tl.burstEnd[Math.min(s, tl.burstEnd.length) - 1])
 
 /** The records a run logged at lesson step k (those that became visible between steps k - 1 and k). */
-export function recordsAtStep(tl: Pick<RunTimeline, 'logEnd' | 'records'>, stepAt: Uint32Array, k: number): MmCidRecord[] {
+export function recordsAtStep<R extends LoggedRecord>(tl: Pick<RunTimeline, 'logEnd'> & { records: readonly R[] }, stepAt: Uint32Array, k: number): R[] {
   if (k <= 0) return []
   const from = logEndAt(tl, stepAt[k - 1])
   const to = logEndAt(tl, stepAt[k])
   return tl.records.filter((r) => r.seq >= from && r.seq < to)
-}
-
-/** Paths that hand out a cid the CPU did not already own. */
-export const NEW_CID_PATHS: readonly MmCidPath[] = ['RECENT_CID', 'EXPAND_MAX_NR_CID', 'FIRST_FREE', 'MIGRATE_TAKEN_FROM_SRC']
-export const SCAN_PATHS: readonly MmCidPath[] = ['SCAN', 'SCAN_DROPPED_OLD', 'COMPACT_DROPPED', 'MARKED_LAZY']
-
-/** Whether a record is what "run to next" looks for. */
-export function recordMatches(r: MmCidRecord, what: 'entry' | 'new-cid' | 'scan'): boolean {
-  if (what === 'new-cid') return NEW_CID_PATHS.includes(r.path)
-  if (what === 'scan') return SCAN_PATHS.includes(r.path)
-  return true
 }
 
 /**
@@ -129,20 +123,20 @@ export function stepShowingRecord(
 }
 
 /**
- * "Run to next allocation": the first lesson step after `from` at which any
- * run logs a record of the kind asked for; null if none on the clock.
+ * "Run to next": the first lesson step after `from` at which any run logs a
+ * record that `matches` (the model says which records count); null if none on the clock.
  */
-export function nextRecordStep(
+export function nextMatchingStep<R extends LoggedRecord>(
   clock: LessonClock,
-  runs: readonly Pick<RunTimeline, 'logEnd' | 'records'>[],
+  runs: readonly (Pick<RunTimeline, 'logEnd'> & { records: readonly R[] })[],
   from: number,
-  what: 'entry' | 'new-cid' | 'scan',
+  matches: (record: R) => boolean,
 ): number | null {
   // The first matching record's seq per run after the current step, then the step it shows at.
   let best: number | null = null
   runs.forEach((tl, r) => {
     const seen = logEndAt(tl, clock.stepAt[r][Math.min(from, lastStep(clock))])
-    const rec = tl.records.find((x) => x.seq >= seen && recordMatches(x, what))
+    const rec = tl.records.find((x) => x.seq >= seen && matches(x))
     if (!rec) return
     const at = stepShowingRecord(clock, r, tl, rec.seq, from)
     if (at !== null && (best === null || at < best)) best = at

@@ -1,5 +1,5 @@
 /*
- * A lesson as data (format version 1): what frontend/src/lessons/<id>.lesson.json
+ * A lesson as data (format version 1): what frontend/src/lessons/<model>/<id>.lesson.json
  * holds once lesson_validate.ts has checked it. docs/lessons.md explains every
  * field for lesson authors; the format is JSON Schema: core/lesson_schema.json
  * with the lesson's model's fragment (models/<model>/lesson.schema.json), written
@@ -13,7 +13,7 @@
  *                    ├─ views {show, highlight}, narration, notes
  *                    └─ quiz? (what to compute, never the answer), toggles?, published?
  */
-import type { CacheMode, LessonVariant, LessonWorkload } from './lesson_state'
+import type { CacheMode, LessonWorkload } from './lesson_state'
 
 export const LESSON_FORMAT_VERSION = 1
 
@@ -38,7 +38,8 @@ export type LessonHighlight = string
 /** The run a step shows: the same parameters as the model's lesson page URL (/lesson/<model>). */
 export interface LessonScenario {
   preset: string
-  variant: LessonVariant
+  /** One of the model's scenario variants (its descriptor's variants.runsOf accepts it). */
+  variant: string
   workload: LessonWorkload
   cache: CacheMode
   seed: number

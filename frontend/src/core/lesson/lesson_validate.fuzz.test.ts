@@ -8,13 +8,15 @@
 // harnesses are in wasm-core/fuzz). `npm test` runs a fixed number of cases;
 // `npm run fuzz -- lesson` runs it for --seconds (KSCOPE_FUZZ_SECONDS) instead.
 // A failure prints fast-check's seed and the shrunk input: keep it as a case in
-// lesson_validate.test.ts (the regression) once fixed.
+// models/<model>/lesson_validate.test.ts (the regression) once fixed.
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { lessonFileOf, lessonIds } from './lesson_data'
 import { LessonDataError, jsonErrorOffset, parseLesson, validateLesson } from './lesson_validate'
 
-const shippedText = readFileSync(new URL('../../lessons/mm_cid.lesson.json', import.meta.url), 'utf8')
+// The first shipped lesson (lesson_data.ts: every lessons/<model>/<id>.lesson.json), as its file's text.
+const shippedText = readFileSync(new URL(`../../lessons/${lessonFileOf(lessonIds()[0])}`, import.meta.url), 'utf8')
 const shipped = JSON.parse(shippedText) as Record<string, unknown>
 
 const seconds = Number(process.env.KSCOPE_FUZZ_SECONDS ?? 0)

@@ -3,7 +3,7 @@ import type { LessonPosition } from '../lesson/lesson_position'
 import { backoffMs, RoomClient, roomSocketUrl, type SocketLike, type Timers } from './room_client'
 import { applyFrame, explore, initialRoomState, resync, stepsBehind } from './room_state'
 
-const pos = (step: number): LessonPosition => ({ lesson: 'mm_cid', step, toggles: {} })
+const pos = (step: number): LessonPosition => ({ lesson: 'intro', step, toggles: {} })
 
 class FakeSocket implements SocketLike {
   readyState = 0
@@ -96,12 +96,12 @@ describe('RoomClient', () => {
     expect(client.getState().status).toBe('connecting')
     last().accept()
     expect(last().frames()).toEqual([{ type: 'hello', since: 0 }])
-    last().push({ type: 'welcome', role: 'follower', code: 'ACK43M', lesson: 'mm_cid', seq: 0 })
+    last().push({ type: 'welcome', role: 'follower', code: 'ACK43M', lesson: 'intro', seq: 0 })
     last().push({ type: 'state', seq: 2, state: pos(2), sent_at_ms: 5 })
     last().push({ type: 'state', seq: 1, state: pos(1), sent_at_ms: 4 }) // stale: ignored
     last().push({ type: 'state', seq: 2, state: pos(2), sent_at_ms: 5 }) // duplicate: ignored
     const s = client.getState()
-    expect([s.status, s.lesson, s.seq, s.applied?.step, s.latest?.step]).toEqual(['open', 'mm_cid', 2, 2, 2])
+    expect([s.status, s.lesson, s.seq, s.applied?.step, s.latest?.step]).toEqual(['open', 'intro', 2, 2, 2])
   })
 
   it('reconnects with backoff after a drop and catches up with hello since <seq>', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { POINTER_MS, publishDelay, structuralKey } from './room_publish'
 
-const at = (step: number, pointer: { x: number; y: number } | null = null) => ({ lesson: 'mm_cid', step, toggles: {}, pointer })
+const at = (step: number, pointer: { x: number; y: number } | null = null) => ({ lesson: 'intro', step, toggles: {}, pointer })
 
 describe('publishDelay', () => {
   it('sends steps, toggles and pointer removal at once; throttles pointer-only moves', () => {

@@ -76,7 +76,7 @@ export interface PresetPublic {
 
 /** A room to open for a lesson. */
 export interface RoomCreate {
-  /** lesson id (frontend/src/lessons/<id>.lesson.json) · e.g. "mm_cid" */
+  /** lesson id (frontend/src/lessons/<model>/<id>.lesson.json) · e.g. "mm_cid" */
   lesson: string
 }
 

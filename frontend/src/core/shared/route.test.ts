@@ -1,6 +1,10 @@
 // Pages by URL path.
 import { describe, expect, it } from 'vitest'
 import { hrefFor, pageOf } from './route'
+import { MODEL_IDS } from 'virtual:models'
+
+/** The registry's first model (its lesson page is /lesson/<id>). */
+const FIRST = MODEL_IDS[0]
 
 describe('routes', () => {
   it('maps / to the landing page (topology), /simulate to the simulation and anything else to "not found"', () => {
@@ -12,12 +16,12 @@ describe('routes', () => {
     expect(pageOf('/simulatex')).toBe('notfound')
     expect(pageOf('/learn')).toBe('notfound')
   })
-  it('maps /lesson/mm_cid to the mm_cid lesson', () => {
-    expect(pageOf('/lesson/mm_cid')).toBe('lesson')
-    expect(pageOf('/lesson/mm_cid/')).toBe('lesson')
+  it('maps /lesson/<model> to the first model\'s lesson page (models/registry.ts)', () => {
+    expect(pageOf(`/lesson/${FIRST}`)).toBe('lesson')
+    expect(pageOf(`/lesson/${FIRST}/`)).toBe('lesson')
     expect(pageOf('/lesson')).toBe('notfound')
     expect(pageOf('/lesson/cpupri')).toBe('notfound')
-    expect(hrefFor('lesson', 'classroom-8')).toBe('/lesson/mm_cid?preset=classroom-8')
+    expect(hrefFor('lesson', 'classroom-8')).toBe(`/lesson/${FIRST}?preset=classroom-8`)
   })
   it('maps /traces to the real-trace page', () => {
     expect(pageOf('/traces')).toBe('traces')

@@ -14,16 +14,9 @@ export type {
 export type {
   CacheParams,
 } from '../../engine/simulation'
+// A run scanned ahead (Simulation.timeline). It is declared in the model's bridge until the
+// core's generic model view lands (issue 14); each model's own record types: models/<id>/types.ts.
 export type {
-  MmCidArea,
-  MmCidMm,
-  MmCidPath,
-  MmCidPcpu,
-  MmCidRecord,
-  MmCidVariant,
-} from '../../engine/mm_cid/mm_cid_records'
-export type {
-  MmCidView,
   RunTimeline,
 } from '../../engine/mm_cid/mm_cid_bridge'
 export type {
@@ -36,4 +29,3 @@ export type {
   KscopeCore,
 } from '../../engine/wasm_bridge'
 export { EVENT_TYPES } from '../../engine/sim_records'
-export { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS } from '../../engine/mm_cid/mm_cid_records'

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadCore, type KscopeCore } from '../../engine/wasm_bridge'
-import { SimController, type SimHost } from './sim_controller'
+import { openSim } from './sim_fake_host'
 import { searchForSimState } from './sim_state'
 
 const wasmBinary = readFileSync(new URL('../../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
@@ -13,90 +13,13 @@ beforeAll(async () => {
   core = await loadCore({ wasmBinary })
 })
 
-/** A window with history, popstate and a hand-cranked requestAnimationFrame. */
-function fakeHost(url: string) {
-  const [pathname, search = ''] = url.split('?')
-  const frames = new Map<number, (ms: number) => void>()
-  const popListeners = new Set<() => void>()
-  let nextId = 1
-  const writes: string[] = []
-  const host = {
-    writes,
-    location: { pathname, search: search ? `?${search}` : '', hash: '' },
-    history: {
-      pushState: (_d: unknown, _u: string, to: string) => {
-        writes.push(`push ${to}`)
-        host.location.search = to.slice(to.indexOf('?'))
-      },
-      replaceState: (_d: unknown, _u: string, to: string) => {
-        writes.push(`replace ${to}`)
-        host.location.search = to.slice(to.indexOf('?'))
-      },
-    },
-    requestAnimationFrame: (cb: (ms: number) => void) => {
-      frames.set(nextId, cb)
-      return nextId++
-    },
-    cancelAnimationFrame: (id: number) => void frames.delete(id),
-    addEventListener: (_t: 'popstate', fn: () => void) => void popListeners.add(fn),
-    removeEventListener: (_t: 'popstate', fn: () => void) => void popListeners.delete(fn),
-    /** Runs the pending animation frame at time ms; false if none was pending. */
-    frame(ms: number): boolean {
-      const pending = [...frames.entries()]
-      frames.clear()
-      pending.forEach(([, cb]) => cb(ms))
-      return pending.length > 0
-    },
-    /** Back/Forward to a URL. */
-    pop(to: string) {
-      host.location.search = to.slice(to.indexOf('?'))
-      popListeners.forEach((fn) => fn())
-    },
-  }
-  return host satisfies SimHost
-}
-
 function open(url: string) {
-  const host = fakeHost(url)
-  const c = new SimController(host)
-  const stop = c.start(core)
-  return { host, c, stop, snap: () => c.getSnapshot() }
+  return openSim(core, url)
 }
 
 const URL0 = '/simulate?preset=classroom-8&workload=seed000-8core-200ms&seed=1'
 
 describe('SimController', () => {
-  it('runs the mm_cid model where the workload registers rseq: seed 000\'s rseq_updates carry real cids (issue 13)', () => {
-    for (const workload of ['seed000-8core-200ms', 'seed000-librseq-8core-200ms']) {
-      const { c, snap, stop } = open(`/simulate?preset=classroom-8&workload=${workload}&seed=1`)
-      expect(snap().view.algo).toBe('mm_cid:v6.18')
-      const cids: number[] = []
-      for (let i = 0; i < 400 && !snap().state.finished; i++) {
-        c.actions.step()
-        const ev = snap().view.events.at(-1)
-        if (ev?.type === 'rseq_update') cids.push(ev.mm_cid)
-      }
-      expect(cids.length, workload).toBeGreaterThan(8)
-      expect(cids.every((cid) => cid >= 0 && cid < 8), `${workload}: ${cids.join(',')}`).toBe(true)
-      stop()
-    }
-  })
-
-  it('a workload with no rseq process runs no mm_cid model, and says so (no rseq_update at all)', () => {
-    const a = open('/simulate?workload=hackbench-2g')
-    expect(a.snap().view.algo).toBe('mm_cid:v6.18') // hackbench threads register rseq (glibc's default)
-    a.stop()
-    const json = JSON.stringify({ name: 'old-glibc', duration_ms: 50, processes: [{ kind: 'intermittent', comm: 'old', rseq: false, threads: 2, cpus: [0, 1] }] })
-    const b = open('/simulate?preset=classroom-8&workload=seed000-8core-200ms&seed=1')
-    expect(b.c.actions.checkWorkload(json)).toBeNull()
-    b.c.actions.newRun({ workload: 'custom', customJson: json })
-    expect(b.snap().view.problem).toBeNull()
-    expect(b.snap().view.algo).toBe('none')
-    for (let i = 0; i < 50; i++) b.c.actions.step()
-    expect(b.snap().view.events.some((e) => e.type === 'rseq_update')).toBe(false)
-    b.stop()
-  })
-
   it('makes the URL explicit on load without a history step, then edits it as you step', () => {
     const { host, c, snap, stop } = open('/simulate')
     expect(host.writes).toEqual(['replace /simulate?preset=classroom-8&workload=seed000-8core-200ms&seed=1&step=0'])

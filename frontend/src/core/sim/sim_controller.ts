@@ -54,16 +54,17 @@ export interface SimView {
   /** A one-off message about the last action, e.g. that "run to next" reached the end. */
   notice: string | null
   /**
-   * The kernel model the run uses (SIM_ALGO resolved by the core): "mm_cid:v6.18" when a
-   * process of the workload registers rseq, "none" when none does; null before a run.
+   * The kernel model the run uses (SIM_ALGO resolved by the core): "<model>:<variant>"
+   * when a process of the workload gives the model something to decide, "none" when none
+   * does; null before a run (models/registry.ts runCaption says what it means).
    */
   algo: string | null
 }
 
 /**
- * The /simulate page's algorithm: what a current kernel runs. Every kernel since 6.3 with
- * CONFIG_SCHED_MM_CID gives rseq threads a concurrency id, so "auto" runs the 6.18 mm_cid
- * model where a process registers rseq (else none: no rseq_update, no cid to show).
+ * The /simulate page's algorithm: what a current kernel runs. "auto": the core picks the
+ * current kernel's model for what the workload does (wasm-core's SIM_ALGO resolution: the
+ * concurrency-id allocator where a process registers rseq), else none.
  */
 export const SIM_ALGO = 'auto'
 

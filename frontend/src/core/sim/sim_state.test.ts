@@ -78,8 +78,8 @@ describe('simulation state: URL', () => {
       { ...initialSimState(), seed: 0 },
     ]
     for (const state of states) {
-      const search = searchForSimState(state, '?lesson=mm_cid')
-      expect(new URLSearchParams(search).get('lesson')).toBe('mm_cid')
+      const search = searchForSimState(state, '?lesson=intro')
+      expect(new URLSearchParams(search).get('lesson')).toBe('intro')
       const back = simStateFromSearch(search)
       for (const key of ['preset', 'workload', 'seed', 'step', 'customJson', 'openLlcs'] as const) expect(back[key]).toEqual(state[key])
     }

@@ -7,7 +7,7 @@
  *
  *     ts_ns int64 | cpu | type dict<int8,string> | pid | tgid | comm dict
  *     task_pid task_comm prio | prev_* next_* | target_cpu orig_cpu dest_cpu
- *     child_pid child_comm group_dead | cpu_id node_id mm_cid | name fields
+ *     child_pid child_comm group_dead | cpu_id node_id rseq_update.mm_cid | name fields
  *
  * We read each record batch's buffers directly (no per-value Vector.get): the
  * dictionary columns map their batch-local indices to one string table (the
@@ -108,7 +108,7 @@ export function columnsFromTable(table: Table): TraceColumns {
     const nextComm = col('next_comm'), nextPid = col('next_pid'), nextPrio = col('next_prio')
     const target = col('target_cpu'), orig = col('orig_cpu'), dest = col('dest_cpu')
     const childPid = col('child_pid'), childComm = col('child_comm'), groupDead = col('group_dead')
-    const cpuId = col('cpu_id'), nodeId = col('node_id'), mmCid = col('mm_cid')
+    const cpuId = col('cpu_id'), nodeId = col('node_id'), rseqCid = col('mm_cid')
     const name = col('name'), fields = col('fields')
     // The type dictionary's string ids -> event type numbers, once per batch.
     const typeOfId = new Map<number, number>()
@@ -143,7 +143,7 @@ export function columnsFromTable(table: Table): TraceColumns {
           c.f0[r] = taskPid.num(i, 0); c.f1[r] = prio.num(i, 0); c.f2[r] = groupDead.num(i, -1); c.s1[r] = taskComm.str(i)
           break
         case 'rseq_update':
-          c.f0[r] = cpuId.num(i, 0); c.f1[r] = nodeId.num(i, -1); c.f2[r] = mmCid.num(i, -1)
+          c.f0[r] = cpuId.num(i, 0); c.f1[r] = nodeId.num(i, -1); c.f2[r] = rseqCid.num(i, -1)
           break
         default:
           c.type[r] = TYPE_GENERIC

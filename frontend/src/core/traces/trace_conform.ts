@@ -1,10 +1,11 @@
 /*
  * "Does the model agree with what the kernel did?" on the Traces page.
  *
- * GET /api/traces/{id}/conform?algo=mm_cid (the `conform` helper's route,
- * /work/briefs/traces-contract.md) replays the stored trace's scheduling
- * events through the mm_cid model of the trace's kernel version and compares
- * the model's cid with every rseq_update the kernel recorded:
+ * GET /api/traces/{id}/conform?algo=<model> (the `conform` helper's route,
+ * /work/briefs/traces-contract.md; the model: models/registry.ts conformModel)
+ * replays the stored trace's scheduling events through the model of the
+ * trace's kernel version and compares the model's cid with every
+ * rseq_update the kernel recorded:
  *
  *     {kernel, variant, rseq_updates, agree, agreement,
  *      first_disagreements[], disagreements[{ts, tid, cpu, kernel_cid, model_cid, why}],

@@ -3,17 +3,21 @@
 // is a real kernel's trace (MEASURED). The server path rebuilds the same lines from its metadata.
 import { describe, expect, it } from 'vitest'
 import { parseTraceMeta, provenanceLines, provenanceOf } from './trace_meta'
+import { MODEL_IDS } from 'virtual:models'
+
+/** A run's algo string as the simulator writes it: "<model>:<variant>" (the registry's first model). */
+const ALGO = `${MODEL_IDS[0]}:v6.18`
 
 const EXPORT_HEAD = [
   '# kscope: source=modelled', '# kscope: generator=kscope sim', '# kscope: workload=seed000-8core-200ms',
-  '# kscope: seed=3', '# kscope: algo=mm_cid:v6.18', '# kscope: preset=classroom-8', '# kscope: until_ns=2000000000',
+  '# kscope: seed=3', `# kscope: algo=${ALGO}`, '# kscope: preset=classroom-8', '# kscope: until_ns=2000000000',
   '# tracer: nop', '#', '# entries-in-buffer/entries-written: 50/50   #P:8',
 ]
 
 describe('trace provenance', () => {
   it('a simulator export is MODELLED, with its workload, seed, model and machine', () => {
     expect(parseTraceMeta(EXPORT_HEAD).provenance).toEqual({
-      kind: 'modelled', workload: 'seed000-8core-200ms', seed: '3', algo: 'mm_cid:v6.18', preset: 'classroom-8', generator: 'kscope sim',
+      kind: 'modelled', workload: 'seed000-8core-200ms', seed: '3', algo: ALGO, preset: 'classroom-8', generator: 'kscope sim',
     })
     expect(parseTraceMeta(EXPORT_HEAD).nrCpus).toBe(8)
   })
@@ -25,9 +29,9 @@ describe('trace provenance', () => {
   })
 
   it('the server path: the stored provenance rebuilds the same header lines, so both paths label alike', () => {
-    const stored = { kind: 'modelled', workload: 'seed000-8core-200ms', seed: '3', algo: 'mm_cid:v6.18', preset: 'classroom-8', generator: null }
+    const stored = { kind: 'modelled', workload: 'seed000-8core-200ms', seed: '3', algo: ALGO, preset: 'classroom-8', generator: null }
     expect(parseTraceMeta(provenanceLines(stored)).provenance).toEqual({
-      kind: 'modelled', workload: 'seed000-8core-200ms', seed: '3', algo: 'mm_cid:v6.18', preset: 'classroom-8',
+      kind: 'modelled', workload: 'seed000-8core-200ms', seed: '3', algo: ALGO, preset: 'classroom-8',
     })
     expect(provenanceLines({ kind: 'measured' })).toEqual([])
   })

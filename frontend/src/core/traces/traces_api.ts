@@ -344,8 +344,8 @@ export async function runSql(id: string, sql: string): Promise<api.SqlResult> {
  * GET /{id}/conform (the contract in /work/briefs/traces-contract.md): the raw JSON (the route
  * declares no response model, so no generated type), checked by trace_conform.ts.
  */
-export async function fetchConform(id: string, variant = 'auto', signal?: AbortSignal): Promise<unknown> {
-  const p = new URLSearchParams({ algo: 'mm_cid', variant })
+export async function fetchConform(id: string, algo: string, variant = 'auto', signal?: AbortSignal): Promise<unknown> {
+  const p = new URLSearchParams({ algo, variant })
   const res = await fetch(`${route('/api/traces/{trace_id}/conform', { trace_id: id })}?${p}`, { headers: headers(id), signal })
   if (!res.ok) throw new TraceApiError(res.status, await detailOf(res))
   return res.json()

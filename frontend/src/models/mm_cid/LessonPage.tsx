@@ -15,8 +15,8 @@
  * allocation (ignored while typing in a field).
  */
 import { useMemo, useState } from 'react'
-import { useLesson } from '../../core/lesson/lesson_controller'
-import { lessonDurationMs, variantsOf } from '../../core/lesson/lesson_state'
+import { useLesson } from './lesson_controller'
+import { lessonDurationMs, variantsOf } from './lesson_state'
 import { LessonPlayback, LessonRunControls } from '../../views/mm_cid/Controls'
 import { CostChart } from '../../views/mm_cid/CostChart'
 import { LessonPicture } from '../../views/mm_cid/LessonPicture'

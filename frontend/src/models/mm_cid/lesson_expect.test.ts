@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loadCore, type KscopeCore } from '../../engine/wasm_bridge'
-import { LessonController, type LessonView } from '../../core/lesson/lesson_controller'
+import { LessonController, type LessonView } from './lesson_controller'
 import { loadLesson } from '../../core/lesson/lesson_data'
 import { checkExpect, checkOne, type LessonExpect } from './lesson_expect'
 import { memoryHost, runParamsOf } from '../../core/lesson/lesson_player'

@@ -23,8 +23,8 @@
  * the first run. Pure functions: no DOM, no wasm.
  */
 import type { BurstSource } from '../../core/lesson/lesson_timeline'
-import type { LessonRunView, LessonView } from '../../core/lesson/lesson_controller'
-import type { MmCidPath } from '../../core/shared/types'
+import type { LessonRunView, LessonView } from './lesson_controller'
+import type { MmCidPath } from './types'
 import type { LessonClaim } from '../../core/lesson/lesson_types'
 
 type Run = { variant?: 'v6.12' | 'v6.13' | 'v6.18' }

@@ -8,7 +8,8 @@ import { burstSource } from '../../core/lesson/lesson_timeline'
 import {
   areaPhrase, burstInfos, costTotals, narrateBurst, narrateRecord, narrateStep, ratioText, whyNoCid, type BurstInfo,
 } from './lesson_narrate'
-import { MM_CID_PATHS, type MmCidPath, type MmCidRecord, type Topology } from '../../core/shared/types'
+import { type Topology } from '../../core/shared/types'
+import { MM_CID_PATHS, type MmCidPath, type MmCidRecord } from './types'
 
 const wasmBinary = readFileSync(new URL('../../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 const example = (n: string) => readFileSync(new URL(`../../../../wasm-core/workloads/${n}.json`, import.meta.url), 'utf8')

@@ -12,7 +12,8 @@
  * render all of it as text, never HTML).
  */
 import { describeEvent } from '../../core/sim/narrate'
-import { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, type BurstCost, type MmCidPath, type MmCidRecord, type SimEvent, type Topology } from '../../core/shared/types'
+import { type BurstCost, type SimEvent, type Topology } from '../../core/shared/types'
+import { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, type MmCidPath, type MmCidRecord } from './types'
 import { SOURCE_WORDS, isTransfer, type BurstSource } from '../../core/lesson/lesson_timeline'
 import { formatDuration, formatT } from '../../core/shared/units'
 

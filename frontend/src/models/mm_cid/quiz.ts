@@ -7,9 +7,9 @@
  *   next_path  which allocator branch decides it (a path name, e.g. "RECENT_CID").
  *
  * The lesson file never holds an answer: change the scenario (seed, variant, a
- * toggle) and the answer changes with it (core/lesson_quiz.test.ts proves it).
+ * toggle) and the answer changes with it (lesson_quiz.test.ts beside this file proves it).
  */
-import type { MmCidPath, MmCidRecord } from '../../core/shared/types'
+import type { MmCidPath, MmCidRecord } from './types'
 import type { ModelDescriptor, ModelQuizAnswer, ModelRun } from '../types'
 
 export const QUIZ_KINDS = ['next_cid', 'next_path'] as const

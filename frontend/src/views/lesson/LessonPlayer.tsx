@@ -71,7 +71,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
   const model = lessonModel(lesson)
   const { Stage, names: VIEW_NAMES, tabs: TAB_NAMES, main } = model.views
   const look = model.variants.look
-  const player = useLessonPlayer(lesson, position)
+  const player = useLessonPlayer(lesson, position, model.lesson)
   const { snapshot, step, index, toggles, answer, paths } = player
   const { state, view } = snapshot
   const { topology, runs } = view

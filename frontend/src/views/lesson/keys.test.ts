@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { LessonPosition } from '../../core/lesson/lesson_position'
 import { DIGIT_MS, isForeignKey, keyCommand, stepKeyCommand, type DigitBuffer } from './keys'
 
-const at = (step: number, toggles: Record<string, boolean> = {}): LessonPosition => ({ lesson: 'mm_cid', step, toggles, pointer: { x: 0.5, y: 0.5 } })
+const at = (step: number, toggles: Record<string, boolean> = {}): LessonPosition => ({ lesson: 'intro', step, toggles, pointer: { x: 0.5, y: 0.5 } })
 const none: DigitBuffer = { text: '', at: 0 }
 const press = (key: string, p: LessonPosition, digits = none, now = 10_000, steps = 16, toggles: string[] = []) =>
   keyCommand({ key, now }, p, steps, toggles, digits)

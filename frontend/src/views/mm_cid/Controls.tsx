@@ -8,7 +8,7 @@ import { useState } from 'react'
 import {
   LESSON_VARIANTS, RUN_TO, SPEEDS, formatPlacement,
   type LessonRunParams, type LessonState, type LessonVariant, type RunTo,
-} from '../../core/lesson/lesson_state'
+} from '../../models/mm_cid/lesson_state'
 import type { PresetInfo } from '../../core/shared/types'
 import { MachineSelect, PlaybackControls, RunToNext, SpeedSelect, type PlaybackControlActions, type RunToChoices } from '../playback'
 

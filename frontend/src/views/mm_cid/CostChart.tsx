@@ -8,7 +8,7 @@
  */
 import { symbol } from 'd3'
 import { useMemo } from 'react'
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
 import { SOURCE_LABELS, type BurstSource } from '../../core/lesson/lesson_timeline'
 import { useElementWidth } from '../size'
 import { chartScales } from './layout'

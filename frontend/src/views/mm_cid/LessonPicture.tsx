@@ -15,7 +15,7 @@
  */
 import { easeCubicInOut, interrupt, select } from 'd3'
 import { useLayoutEffect, useMemo, useRef } from 'react'
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
 import type { Topology } from '../../core/shared/types'
 import { useElementSize, useElementWidth, usePrefersReducedMotion } from '../size'
 import { arrowGeometry, fitProjectorPicture, layoutPicture, type PictureLayout, type Rect } from './layout'

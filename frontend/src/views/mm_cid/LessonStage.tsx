@@ -7,7 +7,7 @@
  * highlighted and which one the presenter focused.
  */
 import { useMemo, type ReactNode } from 'react'
-import type { LessonSnapshot } from '../../core/lesson/lesson_controller'
+import type { LessonSnapshot } from '../../models/mm_cid/lesson_controller'
 import { lessonDurationMs } from '../../core/lesson/lesson_state'
 import type { LessonStep } from '../../core/lesson/lesson_types'
 import type { ModelStageProps } from '../../models/types'

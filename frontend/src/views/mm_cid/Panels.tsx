@@ -5,7 +5,7 @@
  * always come with words.
  */
 import { Fragment } from 'react'
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
 import { ratioText } from '../../models/mm_cid/lesson_narrate'
 import { formatDuration, formatT } from '../../core/shared/units'
 import type { Topology } from '../../core/shared/types'

@@ -4,7 +4,7 @@
  * real kernel, from published.json) or MODELLED (kscope's run on screen).
  * The model is never tuned to these numbers; the ratio is what to compare.
  */
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
 import type { LessonPublishedRef } from '../../core/lesson/lesson_types'
 import { publishedRow } from '../../core/lesson/published'
 

@@ -1,5 +1,5 @@
 /* The step's data movements in words, beside the picture's title: what the arrows show. */
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
 import { SOURCE_LABELS, isTransfer } from '../../core/lesson/lesson_timeline'
 import type { Topology } from '../../core/shared/types'
 import { SOURCE_GLYPH } from './marks'

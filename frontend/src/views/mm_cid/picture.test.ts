@@ -1,9 +1,10 @@
 // What one run's picture shows (pure): badges, bits and what changed, area
 // labels, the cid chips' flights, the transfer arrows, the digest.
 import { describe, expect, it } from 'vitest'
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
 import type { BurstInfo } from '../../models/mm_cid/lesson_narrate'
-import type { MmCidArea, MmCidPcpu, MmCidRecord, MmCidView, Topology } from '../../core/shared/types'
+import type { Topology } from '../../core/shared/types'
+import type { MmCidArea, MmCidPcpu, MmCidRecord, MmCidView } from '../../models/mm_cid/types'
 import { areaState, lessonDigest, pictureState, shownCpus, transferFrom } from './picture'
 
 const topology: Topology = {

@@ -4,10 +4,12 @@
  * label, which bits just changed, which cids flew to which CPU, and the
  * transfer arrows of the step's bursts. The React component only draws this.
  */
-import type { LessonRunView } from '../../core/lesson/lesson_controller'
-import { NEW_CID_PATHS, isTransfer, type BurstSource } from '../../core/lesson/lesson_timeline'
+import type { LessonRunView } from '../../models/mm_cid/lesson_controller'
+import { isTransfer, type BurstSource } from '../../core/lesson/lesson_timeline'
+import { NEW_CID_PATHS } from '../../models/mm_cid/run_to'
 import type { Placement } from '../../core/lesson/lesson_state'
-import type { MmCidArea, Topology } from '../../core/shared/types'
+import type { Topology } from '../../core/shared/types'
+import type { MmCidArea } from '../../models/mm_cid/types'
 import { cellCount } from './layout'
 
 export interface CardState {

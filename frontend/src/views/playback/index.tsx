@@ -1,6 +1,6 @@
 /*
- * The playback controls every playback page shares (Simulate, the mm_cid
- * lesson, the lessons to come): back, play/pause, step, the speed, and "run to
+ * The playback controls every playback page shares (Simulate, each model's
+ * lesson page): back, play/pause, step, the speed, and "run to
  * next", each with its keyboard shortcut printed beside it (keys.ts binds
  * them), and the machine picker every page's "which run" group starts with.
  * They show a PlaybackState and call the store's named actions; the page puts

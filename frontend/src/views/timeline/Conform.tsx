@@ -1,6 +1,6 @@
 /*
- * "Check against model": the conformance of a stored trace with the mm_cid
- * model (core/trace_conform.ts), as a side panel: the agreement figure with
+ * "Check against model": the conformance of a stored trace with a model
+ * (core/traces/trace_conform.ts; the page passes the model: its id and kernels), as a side panel: the agreement figure with
  * both sources labelled (the model is MODELLED, the kernel's cids MEASURED),
  * the kinds of disagreement, what the trace cannot show, and the narration
  * of the selected disagreement. The timeline draws each disagreement as a
@@ -9,7 +9,13 @@
 import type { ConformMarks, ConformResult, VariantFigures } from '../../core/traces/trace_conform'
 import { agreementText, narrateDisagreement, variantSource } from '../../core/traces/trace_conform'
 
-export const MODEL_VARIANTS = ['v6.12', 'v6.13', 'v6.18'] as const
+/** The model a trace is checked against: its id and the kernels it models (the page reads them from the registry). */
+export interface ConformModel {
+  id: string
+  runs: readonly string[]
+  /** What the check compares, in words after "compares". */
+  compares: string
+}
 
 export type ConformState =
   | { status: 'idle' }
@@ -19,6 +25,7 @@ export type ConformState =
   | { status: 'done'; result: ConformResult; marks: ConformMarks; figures: VariantFigures[] | null }
 
 export interface ConformPanelProps {
+  model: ConformModel
   state: ConformState
   /** Why the check cannot run on this trace ('' when it can). */
   unavailable: string
@@ -30,7 +37,7 @@ export interface ConformPanelProps {
   onStep(dir: 1 | -1): void
 }
 
-export function ConformPanel({ state, unavailable, selected, t0, onRun, onStep }: ConformPanelProps) {
+export function ConformPanel({ model, state, unavailable, selected, t0, onRun, onStep }: ConformPanelProps) {
   const running = state.status === 'running' ? state.variant : null
   return (
     <section className="panel conform" data-testid="conform" aria-label="Check against the model">
@@ -39,8 +46,8 @@ export function ConformPanel({ state, unavailable, selected, t0, onRun, onStep }
         <>
           {!unavailable && (
             <p className="hint">
-              Replays this trace’s switches, migrations, forks and exits through the mm_cid model of its kernel version
-              and compares each cid the model gives with the one the kernel recorded (rseq_update). A trace that names
+              Replays this trace’s switches, migrations, forks and exits through the {model.id} model of its kernel version
+              and compares {model.compares}. A trace that names
               no kernel version is replayed with every variant, and the one that agrees best is shown (labelled so).
             </p>
           )}
@@ -53,15 +60,15 @@ export function ConformPanel({ state, unavailable, selected, t0, onRun, onStep }
         </>
       )}
       {state.status === 'done' && (
-        <ConformResultView result={state.result} marks={state.marks} figures={state.figures} selected={selected} t0={t0}
+        <ConformResultView model={model} result={state.result} marks={state.marks} figures={state.figures} selected={selected} t0={t0}
           onStep={onStep} onRun={onRun} />
       )}
     </section>
   )
 }
 
-function ConformResultView({ result, marks, figures, selected, t0, onStep, onRun }: {
-  result: ConformResult; marks: ConformMarks; figures: VariantFigures[] | null; selected: number; t0: number
+function ConformResultView({ model, result, marks, figures, selected, t0, onStep, onRun }: {
+  model: ConformModel; result: ConformResult; marks: ConformMarks; figures: VariantFigures[] | null; selected: number; t0: number
   onStep(dir: 1 | -1): void; onRun(variant: string): void
 }) {
   const d = selected >= 0 ? result.disagreements[marks.index[selected]] : null
@@ -72,7 +79,7 @@ function ConformResultView({ result, marks, figures, selected, t0, onStep, onRun
         agreement <strong data-testid="conform-agreement">{agreementText(result)}</strong>
       </p>
       <p className="hint">
-        <span className="modelled">MODELLED</span> mm_cid model <strong data-testid="conform-variant">{result.variant}</strong>
+        <span className="modelled">MODELLED</span> {model.id} model <strong data-testid="conform-variant">{result.variant}</strong>
         {' '}(<span data-testid="conform-variant-source">{variantSource(result)}</span>) vs <span className="measured">MEASURED</span>
         {' '}Linux {result.kernel || '(kernel version not in the trace)'}: each rseq_update’s cid compared.
       </p>
@@ -82,7 +89,7 @@ function ConformResultView({ result, marks, figures, selected, t0, onStep, onRun
         <select value={result.variant_from === 'option' ? result.variant : 'auto'} data-testid="conform-variant-choose"
           onChange={(e) => onRun(e.target.value)}>
           <option value="auto">auto ({result.kernel ? 'from the kernel release' : 'best agreement'})</option>
-          {MODEL_VARIANTS.map((v) => <option key={v} value={v}>{v}</option>)}
+          {model.runs.map((v) => <option key={v} value={v}>{v}</option>)}
         </select>
       </label>
       {causes.length > 0 && (

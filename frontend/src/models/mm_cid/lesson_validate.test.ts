@@ -1,10 +1,10 @@
 // Lessons as data: the shipped lesson loads; bad lessons fail with file, JSON path and what is wrong.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { lessonIds, loadLesson } from './lesson_data'
-import { LessonDataError, parseLesson, validateLesson } from './lesson_validate'
+import { lessonIds, loadLesson } from '../../core/lesson/lesson_data'
+import { LessonDataError, parseLesson, validateLesson } from '../../core/lesson/lesson_validate'
 
-const shipped = JSON.parse(readFileSync(new URL('../../lessons/mm_cid.lesson.json', import.meta.url), 'utf8'))
+const shipped = JSON.parse(readFileSync(new URL('../../lessons/mm_cid/mm_cid.lesson.json', import.meta.url), 'utf8'))
 const schema = JSON.parse(readFileSync(new URL('../../lessons/lesson.schema.json', import.meta.url), 'utf8'))
 const clone = () => structuredClone(shipped)
 

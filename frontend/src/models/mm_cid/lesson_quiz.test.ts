@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loadCore, type KscopeCore } from '../../engine/wasm_bridge'
 import { LessonController } from './lesson_controller'
-import { loadLesson } from './lesson_data'
-import { clampStep, memoryHost, runParamsOf, togglesOn } from './lesson_player'
-import { findEvent, quizAnswer, resolveAt } from './lesson_quiz'
-import type { LessonStep } from './lesson_types'
+import { loadLesson } from '../../core/lesson/lesson_data'
+import { clampStep, memoryHost, runParamsOf, togglesOn } from '../../core/lesson/lesson_player'
+import { findEvent, quizAnswer, resolveAt } from '../../core/lesson/lesson_quiz'
+import type { LessonStep } from '../../core/lesson/lesson_types'
 
 const wasmBinary = readFileSync(new URL('../../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 let core: KscopeCore

@@ -1,5 +1,6 @@
 /*
- * The mm_cid lesson's store: the LessonState (pure actions in lesson_state.ts),
+ * The mm_cid lesson's store (the descriptor's lesson.store: the lesson player
+ * and LessonPage.tsx drive it): the LessonState (pure actions in lesson_state.ts),
  * one Simulation per kernel shown (two in compare mode), their scanned
  * timelines and the lesson clock (lesson_timeline.ts), on the shared playback
  * store (playback_controller.ts: snapshot, URL, Back/Forward, playback clock).
@@ -23,20 +24,22 @@ import type { KscopeCore, Simulation } from '../../engine/wasm_bridge'
 import {
   PlaybackController, usePlayback, type PlaybackActions, type PlaybackHost, type PlaybackSnapshot, type PlaybackStateFns,
   type UsePlayback,
-} from '../playback/playback_controller'
+} from '../../core/playback/playback_controller'
 import {
   algoOf, arrive, followLessonUrl, lessonRunParams, lessonStateFromSearch, lessonWorkloadJson, newLessonRun, pause,
-  sameLessonRun, searchForLessonState, seek, setRunTo, variantsOf, type LessonRunParams, type LessonState, type RunTo,
+  sameLessonRun, searchForLessonState, seek, setRunTo, variantsOf, type LessonRun, type LessonRunParams, type LessonState, type RunTo,
 } from './lesson_state'
 import {
-  buildClock, burstSource, lastStep, recordsAtStep, stepAtTime, timeOf, nextRecordStep,
+  buildClock, burstSource, lastStep, recordsAtStep, stepAtTime, timeOf,
   type BurstSource, type LessonClock,
-} from './lesson_timeline'
-import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from '../../models/mm_cid/lesson_narrate'
-import { quiz } from '../../models/mm_cid/quiz'
-import { resolveAt, type QuizRun } from './lesson_quiz'
-import type { LessonAt } from './lesson_types'
-import type { BurstCost, CacheParams, MmCidRecord, MmCidView, RunTimeline, SimEvent, Topology } from '../shared/types'
+} from '../../core/lesson/lesson_timeline'
+import { nextRecordStep } from './run_to'
+import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from './lesson_narrate'
+import { quiz } from './quiz'
+import { resolveAt, type QuizRun } from '../../core/lesson/lesson_quiz'
+import type { LessonAt } from '../../core/lesson/lesson_types'
+import type { BurstCost, CacheParams, RunTimeline, SimEvent, Topology } from '../../core/shared/types'
+import type { MmCidRecord, MmCidView } from './types'
 
 /** Events a run may have before the scan stops (a lesson run has a few hundred to a few thousand). */
 export const MAX_SCAN_EVENTS = 200_000
@@ -45,7 +48,7 @@ export type LessonProblem = { kind: 'workload' | 'preset' | 'core'; message: str
 
 /** One kernel's run at the current step. */
 export interface LessonRunView {
-  variant: 'v6.12' | 'v6.13' | 'v6.18'
+  variant: LessonRun
   view: MmCidView
   /** The view one step before, when the change is one step forward (for the motion); else null. */
   previous: MmCidView | null
@@ -120,7 +123,7 @@ export function stepMoveMs(playing: boolean, stepsPerSecond: number): number {
 const emptyView: LessonView = { topology: null, runs: [], time_ns: 0, lastStep: 0, moveMs: 0, problem: null, notice: null }
 
 interface RunSlot {
-  variant: 'v6.12' | 'v6.13' | 'v6.18'
+  variant: LessonRun
   sim: Simulation
   timeline: RunTimeline
   sources: BurstSource[]

@@ -1,7 +1,7 @@
 // Published figures are read from backend/kscope/data/published.json, never retyped.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { publishedRow } from './published'
+import { publishedRow } from '../../core/lesson/published'
 
 const file = JSON.parse(readFileSync(new URL('../../../../backend/kscope/data/published.json', import.meta.url), 'utf8'))
 

@@ -5,7 +5,7 @@ import {
   lessonWorkloadJson, newLessonRun, onePerL3, parseCpuSequence, parsePlacement, pinThread, removeThread,
   searchForLessonState, seek, setPlacementKind, step, stepBack, togglePlay, variantsOf, type LessonState,
 } from './lesson_state'
-import type { Topology } from '../shared/types'
+import type { Topology } from '../../core/shared/types'
 
 /** classroom-8 as the core describes it: 4 cores x 2 threads, 2 L3s, CPU i+4 the sibling of CPU i. */
 const classroom: Topology = {

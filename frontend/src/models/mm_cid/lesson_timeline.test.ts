@@ -1,9 +1,10 @@
 // The lesson clock: instants, lockstep of two runs, run-to-next, burst sources.
 import { describe, expect, it } from 'vitest'
 import {
-  buildClock, burstSource, instantsOf, lastStep, nextRecordStep, recordsAtStep, stepAtTime, timeOf, upperBound,
-} from './lesson_timeline'
-import type { MmCidPath, MmCidRecord } from '../shared/types'
+  buildClock, burstSource, instantsOf, lastStep, recordsAtStep, stepAtTime, timeOf, upperBound,
+} from '../../core/lesson/lesson_timeline'
+import { nextRecordStep } from './run_to'
+import type { MmCidPath, MmCidRecord } from './types'
 
 const rec = (seq: number, path: MmCidPath, ts_ns = 0): MmCidRecord => ({
   seq, ts_ns, age_ns: 0, path, tgid: 1000, tid: 1000, cpu: 0, cid: 0, prev_cid: -1, recent_cid: -1, max_nr_cid: -1,
