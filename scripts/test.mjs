@@ -97,6 +97,11 @@ const suites = [
     counts: null,
   },
   {
+    name: 'ARCHITECTURE.md "Adding an algorithm" matches the tree (every layer registers the same models)',
+    cmd: ['node', ['scripts/check-adding-algorithm.mjs']],
+    counts: null,
+  },
+  {
     // The scripts' own unit tests (scripts/*.test.mjs). Files are listed: given a folder (or
     // nothing), node --test would also run scripts/test.mjs (this file) as a test.
     name: 'scripts (node:test)',
