@@ -73,7 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kscope/conform.h"
+#include "kscope/native/conform.h"
 #include "mm_cid.h"
 #include "../sched/sim_internal.h"
 
