@@ -181,6 +181,21 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     # trace_detect.h
     "ks_trace_detect": ([ctypes.c_void_p, _i32], _i32),
     "ks_trace_format_name": ([_i32], _str),
+    # trace_decoder.h
+    "ks_trace_format_decoder": ([_i32], ctypes.c_char_p),
+    "ks_trace_decoder_new": ([_i32, _HandleOut], _i32),
+    "ks_trace_decoder_open": ([ctypes.c_void_p, _i32, _P(_i32), _HandleOut], _i32),
+    "ks_trace_decoder_free": ([_Handle], None),
+    "ks_trace_decoder_format": ([_Handle], _i32),
+    "ks_trace_decoder_name": ([_Handle], ctypes.c_char_p),
+    "ks_trace_decoder_set_piece": ([_Handle, _i32], _i32),
+    "ks_trace_decoder_want": ([_Handle, _P(ctypes.c_int64), _P(_i32)], _i32),
+    "ks_trace_decoder_feed": ([_Handle, ctypes.c_int64, ctypes.c_void_p, _i32, _Handle], _i32),
+    "ks_trace_decoder_finish": ([_Handle, _Handle], _i32),
+    "ks_trace_decoder_stats": ([_Handle, _P(st.KsTraceStats)], _i32),
+    "ks_trace_decoder_format_stats": ([_Handle, ctypes.c_void_p, _i32], _i32),
+    "ks_trace_decoder_format_stats_size": ([_Handle], _i32),
+    "ks_trace_decoder_inner": ([_Handle], ctypes.c_void_p),
     # tracedat.h
     "ks_tracedat_decoder_new": ([_HandleOut], _i32),
     "ks_tracedat_decoder_free": ([_Handle], None),
@@ -212,8 +227,7 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_conform_set_resync": ([_Handle, _i32], _i32),
 }
 # Formats whose decoder a libkscope.so may lack (an older build): bound only if exported.
-OPTIONAL_PREFIXES = ("ks_trace_detect", "ks_trace_format_name", "ks_tracedat_", "ks_perf_", "ks_systrace_",
-                     "ks_conform_")
+OPTIONAL_PREFIXES = ("ks_conform_",)
 
 
 @lru_cache(maxsize=1)
