@@ -12,7 +12,7 @@ const single = fileURLToPath(new URL('../wasm-core/build/wasm/kscope_core_single
 const lesson = process.env.KSCOPE_EXPORT_LESSON ?? 'mm_cid'
 const outDir = process.env.KSCOPE_EXPORT_OUT ?? 'dist-export'
 
-/** wasm_bridge.ts's two imports of the C core, redirected to the single-file build. */
+/** wasm_bridge.ts's two imports of the C core (the module and its .wasm URL), redirected to the single-file build. */
 function singleFileCore(): Plugin {
   return {
     name: 'kscope-single-file-core',

@@ -89,7 +89,7 @@ const TARGETS = {
   sysfs: { maxLen: 16384, seeds: [] },
   // The lesson validator is TypeScript: a fast-check property test, run for the time
   // given (npm test runs it by count in the vitest suite, so --test leaves it out).
-  lesson: { property: 'src/core/lesson_validate.fuzz.test.ts' },
+  lesson: { property: 'src/core/lesson/lesson_validate.fuzz.test.ts' },
 };
 
 function parseArgs(argv) {

@@ -9,3 +9,4 @@ export interface Violation {
 export function checkImports(root: string): { files: number; violations: Violation[] }
 export function findImports(text: string): { specifier: string; line: number }[]
 export function maskSource(text: string): string
+export function findCycles(root: string): string[][]

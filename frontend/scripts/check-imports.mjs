@@ -10,6 +10,11 @@
  *   2. Nothing under src/views/ may import from src/engine/: views get their
  *      data through props and core/.
  *
+ * findCycles() lists the import cycles among src/'s files (strongly connected
+ * components of the relative-import graph, type-only imports included, as
+ * madge --circular counts them); src/layering.test.ts keeps src/engine/ free
+ * of them and the rest to a known, shrinking list.
+ *
  * Reads import ... from, export ... from, side-effect imports and dynamic
  * import() in .ts/.tsx files (comments and string contents are masked first,
  * keeping offsets and line numbers). Node built-ins only.
@@ -131,6 +136,87 @@ export function checkImports(root) {
     }
   }
   return { files: files.length, violations }
+}
+
+const RESOLVE_EXT = ['', '.ts', '.tsx', '.mts', '/index.ts', '/index.tsx']
+
+/** The source file a relative specifier names (query stripped), or null. */
+function resolveSource(fromFile, specifier, known) {
+  const bare = specifier.replace(/\?.*$/, '')
+  const base = path.resolve(path.dirname(fromFile), bare)
+  for (const ext of RESOLVE_EXT) if (known.has(base + ext)) return base + ext
+  return null
+}
+
+/**
+ * The import cycles among <root>/src's .ts/.tsx files: each a sorted list of
+ * paths relative to root (one strongly connected component with more than one
+ * file, or a file importing itself), the list sorted by its first path.
+ */
+export function findCycles(root) {
+  root = path.resolve(root)
+  const files = listSources(path.join(root, 'src'))
+  const known = new Set(files)
+  const edges = new Map()
+  for (const file of files) {
+    const out = new Set()
+    for (const { specifier } of findImports(readFileSync(file, 'utf8'))) {
+      if (!specifier.startsWith('.')) continue
+      const target = resolveSource(file, specifier, known)
+      if (target) out.add(target)
+    }
+    edges.set(file, [...out])
+  }
+  // Tarjan's strongly connected components, iteratively (no deep recursion).
+  let counter = 0
+  const index = new Map()
+  const low = new Map()
+  const stack = []
+  const onStack = new Set()
+  const cycles = []
+  for (const start of files) {
+    if (index.has(start)) continue
+    const work = [[start, 0]]
+    index.set(start, counter)
+    low.set(start, counter++)
+    stack.push(start)
+    onStack.add(start)
+    while (work.length) {
+      const frame = work[work.length - 1]
+      const [v, i] = frame
+      const next = edges.get(v)
+      if (i < next.length) {
+        frame[1]++
+        const w = next[i]
+        if (!index.has(w)) {
+          index.set(w, counter)
+          low.set(w, counter++)
+          stack.push(w)
+          onStack.add(w)
+          work.push([w, 0])
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)))
+        continue
+      }
+      work.pop()
+      if (work.length) {
+        const parent = work[work.length - 1][0]
+        low.set(parent, Math.min(low.get(parent), low.get(v)))
+      }
+      if (low.get(v) === index.get(v)) {
+        const scc = []
+        let w
+        do {
+          w = stack.pop()
+          onStack.delete(w)
+          scc.push(w)
+        } while (w !== v)
+        if (scc.length > 1 || edges.get(v).includes(v)) {
+          cycles.push(scc.map((f) => path.relative(root, f).split(path.sep).join('/')).sort())
+        }
+      }
+    }
+  }
+  return cycles.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
 }
 
 function main() {

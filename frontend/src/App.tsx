@@ -7,8 +7,8 @@
  * owns its store.
  */
 import { lazy, Suspense } from 'react'
-import { appLocation, useRoute } from './core/route'
-import { roomRouteOf } from './core/room_route'
+import { appLocation, useRoute } from './core/shared/route'
+import { roomRouteOf } from './core/rooms/room_route'
 import { EmbedPage } from './pages/EmbedPage'
 import { NotFoundPage } from './pages/Landing'
 import { LearnPage } from './pages/LearnPage'

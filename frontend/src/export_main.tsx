@@ -7,7 +7,7 @@
  */
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { navigateTo, useRoute } from './core/route'
+import { navigateTo, useRoute } from './core/shared/route'
 import { EmbedPage } from './pages/EmbedPage'
 import { LearnPage } from './pages/LearnPage'
 import { NotesPage } from './pages/NotesPage'

@@ -172,7 +172,7 @@ async def _query(http: httpx.AsyncClient, base: str, trace_id: str, token: str, 
     t0 = time.perf_counter()
     retries = 0
     try:
-        # As the page's client does (core/fetch_retry.ts): a 429 is retried after the
+        # As the page's client does (core/shared/fetch_retry.ts): a 429 is retried after the
         # Retry-After it names, a few times; what is still refused then counts as refused.
         while True:
             r = await http.post(f"{base}/api/traces/{trace_id}/sql", json={"sql": sql},

@@ -4,7 +4,7 @@
 workload, seed, algorithm and machine of the run (simulate.export_meta). A trace whose
 header says so is labelled MODELLED everywhere it is shown; every other trace (kscope
 capture, plain tracefs text, trace.dat, perf script) is MEASURED. The browser's
-open-locally path reads the same header lines (frontend/src/core/trace_meta.ts).
+open-locally path reads the same header lines (frontend/src/core/traces/trace_meta.ts).
 """
 
 from typing import Any

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest'
 import shared from '../../../backend/kscope/data/decompression.json'
 import { DECOMPRESS_LIMITS, compressionOf } from './compression'
 import { decompressToBlob } from './decompress'
-import { TraceOpenError, openTraceLocally } from './wasm_bridge'
+import { TraceOpenError } from './core_errors'
+import { openTraceLocally } from './trace_open_local'
 
 const root = new URL('../../../', import.meta.url)
 const wasmBinary = readFileSync(new URL('wasm-core/build/wasm/kscope_core.wasm', root))

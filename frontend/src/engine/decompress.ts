@@ -15,13 +15,13 @@
  *   zstd  fzstd (pure JS, streaming, concatenated frames)
  *   zip   fflate's streaming Unzip (stored or deflated; exactly one file, as on the server)
  *
- * Loaded on demand (wasm_bridge.ts imports it when a compressed file is opened).
+ * Loaded on demand (trace_open.ts imports it when a compressed file is opened).
  */
 import { Decompress as ZstdDecompress } from 'fzstd'
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate'
 import { XzReadableStream } from 'xz-decompress'
 import { DECOMPRESS_LIMITS, type Compression, type DecompressLimits } from './compression'
-import { KsStatus, TraceOpenError } from './wasm_bridge'
+import { KsStatus, TraceOpenError } from './core_errors'
 
 /** Compressed bytes given to a push decoder at a time (at most ~16 MiB out of deflate's worst ratio). */
 const PUSH_BYTES = 16 << 10

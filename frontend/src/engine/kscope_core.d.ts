@@ -6,7 +6,8 @@
  * addresses (number); int32_t returns are number; uint64_t would be bigint
  * (-sWASM_BIGINT).
  *
- * Only src/engine/wasm_bridge.ts may import the module (scripts/check-imports.mjs).
+ * Only src/engine/ may import the module (scripts/check-imports.mjs): wasm_bridge.ts
+ * loads it; wasm_context.ts and the parts it is handed to use these types.
  */
 declare module '*/kscope_core.mjs' {
   type Ptr = number

@@ -4,7 +4,10 @@
 // sees every burst's sources.
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { KscopeError, KsStatus, MM_CID_PATHS, loadCore, type KscopeCore, type MmCidView, type Simulation } from './wasm_bridge'
+import { KscopeError, KsStatus } from './core_errors'
+import type { MmCidView } from './mm_cid_bridge'
+import { MM_CID_PATHS } from './mm_cid_records'
+import { loadCore, type KscopeCore, type Simulation } from './wasm_bridge'
 
 const wasmBinary = readFileSync(new URL('../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 

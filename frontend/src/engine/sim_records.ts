@@ -2,10 +2,11 @@
  * The simulator's C records, decoded from bytes.
  *
  * Pure functions over typed-array views: no wasm calls and no import of the
- * Emscripten module (wasm_bridge.ts makes the views; the tests can hand in any
- * buffer). Each layout below is the one the C headers _Static_assert, so one
- * Int32Array (and one BigUint64Array for the u64 fields) per record array is
- * enough: fields are read by index, never through a call per field.
+ * Emscripten module (simulation.ts and the model bridges make the views; the
+ * tests can hand in any buffer). Each layout below is the one the C headers
+ * _Static_assert, so one Int32Array (and one BigUint64Array for the u64
+ * fields) per record array is enough: fields are read by index, never
+ * through a call per field.
  *
  *   ks_event (kscope/event.h, 96 B)              ks_sim_frame (kscope/sim.h, 48 B header)
  *     0 ts_ns u64   8 type u16  10 buffer u16    0 now_ns u64   8 step u64

@@ -2,10 +2,10 @@
 // read here) on the example workloads the app ships.
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import {
-  EVENT_TYPES, KscopeError, KsStatus, RECENT_EVENTS, WorkloadError, eventTypeMask, loadCore,
-  type KscopeCore, type Simulation, type SimulationOptions,
-} from './wasm_bridge'
+import { KscopeError, KsStatus, WorkloadError } from './core_errors'
+import { EVENT_TYPES, eventTypeMask } from './sim_records'
+import { RECENT_EVENTS, type SimulationOptions } from './simulation'
+import { loadCore, type KscopeCore, type Simulation } from './wasm_bridge'
 
 const wasmBinary = readFileSync(new URL('../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 const workload = (name: string) => readFileSync(new URL(`../../../wasm-core/workloads/${name}.json`, import.meta.url), 'utf8')

@@ -3,7 +3,10 @@
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { TYPE_SWITCH, TraceOpenError, loadCore, openTraceLocally, type KscopeCore } from './wasm_bridge'
+import { TraceOpenError } from './core_errors'
+import { openTraceLocally } from './trace_open_local'
+import { TYPE_SWITCH } from './trace_records'
+import { loadCore, type KscopeCore } from './wasm_bridge'
 
 const root = new URL('../../../', import.meta.url)
 const wasmBinary = readFileSync(new URL('wasm-core/build/wasm/kscope_core.wasm', root))

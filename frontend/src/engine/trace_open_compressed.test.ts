@@ -4,7 +4,9 @@
 // TraceOpenError naming the file, the offset and the chunk.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { TYPE_RSEQ, TYPE_SWITCH, TraceOpenError, openTraceLocally } from './wasm_bridge'
+import { TraceOpenError } from './core_errors'
+import { openTraceLocally } from './trace_open_local'
+import { TYPE_RSEQ, TYPE_SWITCH } from './trace_records'
 
 const root = new URL('../../../', import.meta.url)
 const wasmBinary = readFileSync(new URL('wasm-core/build/wasm/kscope_core.wasm', root))

@@ -4,7 +4,8 @@
 // records, against trace-cmd report's counts (<file>.expected.json).
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { EVENT_TYPES, openTraceLocally } from './wasm_bridge'
+import { EVENT_TYPES } from './sim_records'
+import { openTraceLocally } from './trace_open_local'
 
 const root = new URL('../../../', import.meta.url)
 const wasmBinary = readFileSync(new URL('wasm-core/build/wasm/kscope_core.wasm', root))

@@ -2,7 +2,7 @@
  * A decoded real trace as columns, and the decoders' C stats records read from bytes.
  *
  * Pure functions over typed-array views: no wasm calls and no import of the
- * Emscripten module (wasm_bridge.ts makes the views and calls the decoders).
+ * Emscripten module (trace_open.ts makes the views and calls the decoders).
  *
  * The browser decodes a trace with the same C decoders the backend uses
  * (kscope/ftrace.h, tracedat.h, perf.h, systrace.h). Each batch of ks_event

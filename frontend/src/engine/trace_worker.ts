@@ -6,15 +6,12 @@
  *                                   --{ done: LocalTrace } | { error }--> page
  *
  * The columns' buffers are transferred, not copied. Started by
- * openTraceLocally() (wasm_bridge.ts) when the browser has workers.
+ * openTraceLocally() (trace_open_local.ts) when the browser has workers; the
+ * messages are in trace_worker_messages.ts.
  */
-import { TraceOpenError, loadCore, type KscopeCore, type LocalTrace } from './wasm_bridge'
-
-export type TraceWorkerRequest = { file: Blob; name: string; chunkBytes?: number }
-export type TraceWorkerReply =
-  | { kind: 'progress'; phase: 'detect' | 'decompress' | 'decode' | 'done'; bytesDone: number; bytesTotal: number; events: number }
-  | { kind: 'done'; trace: LocalTrace }
-  | { kind: 'error'; message: string; status: number; statusMessage: string; file?: string; problem?: string; offset?: number; line?: number }
+import { TraceOpenError } from './core_errors'
+import type { TraceWorkerReply, TraceWorkerRequest } from './trace_worker_messages'
+import { loadCore, type KscopeCore } from './wasm_bridge'
 
 let core: Promise<KscopeCore> | null = null
 const post = (reply: TraceWorkerReply, transfer: Transferable[] = []) =>

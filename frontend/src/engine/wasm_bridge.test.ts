@@ -2,7 +2,8 @@
 // read here (Node cannot fetch a file: URL the way the browser fetches the asset).
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { KscopeError, KsStatus, loadCore, type KscopeCore } from './wasm_bridge'
+import { KscopeError, KsStatus } from './core_errors'
+import { loadCore, type KscopeCore } from './wasm_bridge'
 
 const wasmBinary = readFileSync(new URL('../../../wasm-core/build/wasm/kscope_core.wasm', import.meta.url))
 

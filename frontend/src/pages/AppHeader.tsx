@@ -1,6 +1,6 @@
 /* The header every page shares: the name, the page tabs, then the page's own controls. */
 import type { ReactNode, MouseEvent } from 'react'
-import { hrefFor, type PageName } from '../core/route'
+import { hrefFor, type PageName } from '../core/shared/route'
 
 export interface AppHeaderProps {
   page: PageName

@@ -3,9 +3,9 @@
  * no chrome, for an iframe in slides. Nothing moves it: it shows that step.
  */
 import { useMemo } from 'react'
-import { positionFromSearch } from '../core/lesson_route'
-import { LESSON_VIEWS } from '../core/lesson_types'
-import { lessonRouteOf, useAppLocation } from '../core/route'
+import { positionFromSearch } from '../core/lesson/lesson_route'
+import { LESSON_VIEWS } from '../core/lesson/lesson_types'
+import { lessonRouteOf, useAppLocation } from '../core/shared/route'
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'

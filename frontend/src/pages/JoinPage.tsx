@@ -1,6 +1,6 @@
 /* /join: type the room code the presenter shows; checked with the server before going to /room/<CODE>. */
 import { useState, type FormEvent } from 'react'
-import { normalizeCode, readRoom, RoomApiError } from '../core/rooms_api'
+import { normalizeCode, readRoom, RoomApiError } from '../core/rooms/rooms_api'
 import '../views/room/room.css'
 
 export function JoinPage({ navigate }: { navigate: (href: string) => void }) {

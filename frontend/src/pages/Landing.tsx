@@ -5,7 +5,7 @@
  * links to every page. Styles: landing.css, scoped to these two pages.
  */
 import type { MouseEvent } from 'react'
-import { lessonIds, loadLesson } from '../core/lesson_data'
+import { lessonIds, loadLesson } from '../core/lesson/lesson_data'
 import { AppHeader } from './AppHeader'
 import './landing.css'
 

@@ -4,8 +4,8 @@
  * toggle. Links to presenter mode and to the free-form /lesson/mm_cid page.
  */
 import { useEffect, useRef } from 'react'
-import { useUrlPosition } from '../core/lesson_route'
-import { appHref, lessonRouteOf, useAppLocation } from '../core/route'
+import { useUrlPosition } from '../core/lesson/lesson_route'
+import { appHref, lessonRouteOf, useAppLocation } from '../core/shared/route'
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
 import { isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { AppHeader } from './AppHeader'

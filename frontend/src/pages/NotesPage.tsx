@@ -5,9 +5,9 @@
  * here move the presentation.
  */
 import { useEffect, useRef, useState } from 'react'
-import { openLessonChannel, type LessonChannel } from '../core/lesson_channel'
-import type { LessonPosition } from '../core/lesson_position'
-import { lessonRouteOf, useAppLocation } from '../core/route'
+import { openLessonChannel, type LessonChannel } from '../core/lesson/lesson_channel'
+import type { LessonPosition } from '../core/lesson/lesson_position'
+import { lessonRouteOf, useAppLocation } from '../core/shared/route'
 import { stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'

@@ -9,11 +9,11 @@
  * passing a QuizBinding and the room's strip for the bar's corner.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
-import { openLessonChannel, type LessonChannel } from '../core/lesson_channel'
-import type { LessonPosition } from '../core/lesson_position'
-import { useUrlPosition } from '../core/lesson_route'
-import type { Lesson } from '../core/lesson_types'
-import { appHref, lessonRouteOf, useAppLocation } from '../core/route'
+import { openLessonChannel, type LessonChannel } from '../core/lesson/lesson_channel'
+import type { LessonPosition } from '../core/lesson/lesson_position'
+import { useUrlPosition } from '../core/lesson/lesson_route'
+import type { Lesson } from '../core/lesson/lesson_types'
+import { appHref, lessonRouteOf, useAppLocation } from '../core/shared/route'
 import { LessonPlayer, type QuizBinding } from '../views/lesson/LessonPlayer'
 import { KEY_HELP, isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { LessonError } from './lesson/LessonError'

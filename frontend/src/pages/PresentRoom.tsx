@@ -9,10 +9,10 @@
  * static lesson: hash routing) there are no rooms and the page is PresentView.
  */
 import { useMemo } from 'react'
-import type { LessonPosition } from '../core/lesson_position'
-import type { Lesson } from '../core/lesson_types'
-import { hashRouting } from '../core/route'
-import { usePresenterRoom } from '../core/use_room'
+import type { LessonPosition } from '../core/lesson/lesson_position'
+import type { Lesson } from '../core/lesson/lesson_types'
+import { hashRouting } from '../core/shared/route'
+import { usePresenterRoom } from '../core/rooms/use_room'
 import { RoomStrip } from '../views/room/RoomStrip'
 import { PresentView } from './PresentPage'
 

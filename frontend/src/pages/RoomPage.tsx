@@ -8,9 +8,9 @@
  * A room whose lesson this build does not ship shows the step number only.
  */
 import { useCallback, useEffect, useMemo, useRef } from 'react'
-import type { LessonPosition } from '../core/lesson_position'
-import { followerClientId } from '../core/rooms_api'
-import { useRoomClient } from '../core/use_room'
+import type { LessonPosition } from '../core/lesson/lesson_position'
+import { followerClientId } from '../core/rooms/rooms_api'
+import { useRoomClient } from '../core/rooms/use_room'
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
 import { isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { FollowBanner } from '../views/room/FollowBanner'

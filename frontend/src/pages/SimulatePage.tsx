@@ -10,10 +10,10 @@
  * (ignored while typing in a field).
  */
 import { useMemo, useState } from 'react'
-import { llcIds, useSimulation } from '../core/sim_controller'
-import { openLlcSet } from '../core/sim_state'
-import { formatT } from '../core/units'
-import { CUSTOM_WORKLOAD, EXAMPLE_WORKLOADS, exampleWorkload } from '../core/workloads'
+import { llcIds, useSimulation } from '../core/sim/sim_controller'
+import { openLlcSet } from '../core/sim/sim_state'
+import { formatT } from '../core/shared/units'
+import { CUSTOM_WORKLOAD, EXAMPLE_WORKLOADS, exampleWorkload } from '../core/sim/workloads'
 import { MachineView } from '../views/machine'
 import { RunControls, SimPlayback } from '../views/machine/Controls'
 import { EventLog } from '../views/machine/EventLog'

@@ -5,10 +5,10 @@
  * State lives in core/ (useAppStore); views get data and callbacks as props.
  */
 import { useMemo } from 'react'
-import { plural } from '../core/cpulist'
-import { topologyFor, useKscopeCore } from '../core/machine'
-import { useAppStore } from '../core/store'
-import type { PresetInfo, TopologySummary } from '../core/types'
+import { plural } from '../core/shared/cpulist'
+import { topologyFor, useKscopeCore } from '../core/machine/machine'
+import { useAppStore } from '../core/machine/store'
+import type { PresetInfo, TopologySummary } from '../core/shared/types'
 import { TopologyView } from '../views/topology'
 import { CpuPanel } from '../views/topology/CpuPanel'
 import { Legend } from '../views/topology/Legend'

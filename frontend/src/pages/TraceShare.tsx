@@ -9,9 +9,9 @@
  * a trace this browser may not see (PrivateTraceNote).
  */
 import { useEffect, useState } from 'react'
-import { formatTraceUrl, parseTraceUrl } from '../core/trace_url'
-import { createShare, myShareToken, receivedShareToken, revokeShare, shareState } from '../core/traces_api'
-import { describeTraceError } from '../core/trace_session'
+import { formatTraceUrl, parseTraceUrl } from '../core/traces/trace_url'
+import { createShare, myShareToken, receivedShareToken, revokeShare, shareState } from '../core/traces/traces_api'
+import { describeTraceError } from '../core/traces/trace_session'
 
 /** The page's current URL with these share tokens (ids[0] -> share, ids[1] -> vsshare), absolute. */
 export function shareLink(ids: readonly string[], tokens: readonly string[]): string {

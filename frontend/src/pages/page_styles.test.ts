@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { LESSON_PAGES, PAGE_PATHS } from '../core/route'
+import { LESSON_PAGES, PAGE_PATHS } from '../core/shared/route'
 
 const src = fileURLToPath(new URL('..', import.meta.url))
 

@@ -23,9 +23,9 @@
  * The player never changes the position itself: every move is onNavigate(next).
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react'
-import type { LessonPosition } from '../../core/lesson_position'
-import { useLessonPlayer } from '../../core/lesson_player'
-import type { Lesson, LessonHighlight, LessonViewId } from '../../core/lesson_types'
+import type { LessonPosition } from '../../core/lesson/lesson_position'
+import { useLessonPlayer } from '../../core/lesson/lesson_player'
+import type { Lesson, LessonHighlight, LessonViewId } from '../../core/lesson/lesson_types'
 import { CostChart } from '../mm_cid/CostChart'
 import { LessonPicture } from '../mm_cid/LessonPicture'
 import { VARIANT_LOOK } from '../mm_cid/marks'
@@ -33,7 +33,7 @@ import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from '../mm_cid/Pa
 import { lessonDigest, pictureExtent } from '../mm_cid/picture'
 import { PictureLegend } from '../mm_cid/PictureLegend'
 import { TransferCaption } from '../mm_cid/TransferCaption'
-import { lessonDurationMs } from '../../core/lesson_state'
+import { lessonDurationMs } from '../../core/lesson/lesson_state'
 import { FitBox } from './FitBox'
 import { PublishedTable } from './PublishedTable'
 import { QuizPanel } from './QuizPanel'

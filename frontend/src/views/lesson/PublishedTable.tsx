@@ -4,9 +4,9 @@
  * real kernel, from published.json) or MODELLED (kscope's run on screen).
  * The model is never tuned to these numbers; the ratio is what to compare.
  */
-import type { LessonRunView } from '../../core/lesson_controller'
-import type { LessonPublishedRef } from '../../core/lesson_types'
-import { publishedRow } from '../../core/published'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { LessonPublishedRef } from '../../core/lesson/lesson_types'
+import { publishedRow } from '../../core/lesson/published'
 
 const nsText = (ns: number | undefined) => (ns === undefined || !Number.isFinite(ns) ? '—' : `${Math.round(ns).toLocaleString('en-US')} ns`)
 const ratioText = (r: number | undefined) => (r === undefined || !Number.isFinite(r) ? '—' : `${r.toFixed(1)}×`)

@@ -8,8 +8,8 @@
  * (✓ / ✗), never by colour alone.
  */
 import { useState } from 'react'
-import type { QuizAnswer } from '../../core/lesson_quiz'
-import type { LessonQuiz } from '../../core/lesson_types'
+import type { QuizAnswer } from '../../core/lesson/lesson_quiz'
+import type { LessonQuiz } from '../../core/lesson/lesson_types'
 import type { LessonPlayerMode, QuizBinding } from './LessonPlayer'
 
 export interface QuizPanelProps {

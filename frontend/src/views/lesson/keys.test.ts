@@ -1,6 +1,6 @@
 // Presenter keys as a pure function: moves, jumps (one and two digits), the toggle, help, full screen.
 import { describe, expect, it } from 'vitest'
-import type { LessonPosition } from '../../core/lesson_position'
+import type { LessonPosition } from '../../core/lesson/lesson_position'
 import { DIGIT_MS, isForeignKey, keyCommand, stepKeyCommand, type DigitBuffer } from './keys'
 
 const at = (step: number, toggles: Record<string, boolean> = {}): LessonPosition => ({ lesson: 'mm_cid', step, toggles, pointer: { x: 0.5, y: 0.5 } })

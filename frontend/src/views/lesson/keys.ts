@@ -5,7 +5,7 @@
  * step 12; steps are numbered from 1 on screen), t flips the step's first
  * toggle, f full screen, ? help, Escape closes help.
  */
-import type { LessonPosition } from '../../core/lesson_position'
+import type { LessonPosition } from '../../core/lesson/lesson_position'
 
 export type KeyCommand =
   | { kind: 'move'; position: LessonPosition }

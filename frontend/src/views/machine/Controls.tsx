@@ -5,9 +5,9 @@
  * shortcuts printed beside them.
  */
 import { useEffect, useState } from 'react'
-import { SPEEDS, type SimState } from '../../core/sim_state'
-import { CUSTOM_WORKLOAD, type ExampleWorkload } from '../../core/workloads'
-import { EVENT_TYPES, type EventType, type PresetInfo } from '../../core/types'
+import { SPEEDS, type SimState } from '../../core/sim/sim_state'
+import { CUSTOM_WORKLOAD, type ExampleWorkload } from '../../core/sim/workloads'
+import { EVENT_TYPES, type EventType, type PresetInfo } from '../../core/shared/types'
 import { MachineSelect, PlaybackControls, RunToNext, SpeedSelect, type PlaybackControlActions, type RunToChoices } from '../playback'
 
 export interface RunControlsProps {

@@ -1,7 +1,7 @@
 /* The last events, newest first, as text (task names are user data: never HTML). */
 import { Fragment } from 'react'
-import { eventDetail } from '../../core/narrate'
-import type { SimEvent } from '../../core/types'
+import { eventDetail } from '../../core/sim/narrate'
+import type { SimEvent } from '../../core/shared/types'
 
 /** How many events the log lists. */
 export const LOG_ROWS = 20

@@ -1,7 +1,7 @@
 /* The narration panel: the current event in plain words, and where the run stands. */
-import { narrate } from '../../core/narrate'
-import { formatT } from '../../core/units'
-import type { SimEvent, SimFrame, Topology } from '../../core/types'
+import { narrate } from '../../core/sim/narrate'
+import { formatT } from '../../core/shared/units'
+import type { SimEvent, SimFrame, Topology } from '../../core/shared/types'
 
 export interface NarrationProps {
   frame: SimFrame

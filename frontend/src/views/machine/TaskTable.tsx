@@ -1,6 +1,6 @@
 /* Every live task: who it is, where it is, and how much CPU time it has had. */
-import { msFromNs } from '../../core/units'
-import type { SimTask } from '../../core/types'
+import { msFromNs } from '../../core/shared/units'
+import type { SimTask } from '../../core/shared/types'
 import { PROCESS_COLOURS } from './summary'
 
 const STATE_TEXT = { running: 'running', runnable: 'waiting (runnable)', sleeping: 'sleeping', dead: 'exited' } as const

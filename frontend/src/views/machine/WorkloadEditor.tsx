@@ -4,7 +4,7 @@
  * inline with the line, column and field path, and the offending line quoted.
  */
 import { useEffect, useMemo, useState } from 'react'
-import type { SimProblem } from '../../core/sim_controller'
+import type { SimProblem } from '../../core/sim/sim_controller'
 
 export interface WorkloadEditorProps {
   /** The text to start from (the current workload's JSON). */

@@ -13,7 +13,7 @@
 // selection.transition() it installs) in the bundle, which d3's sideEffects:false would drop.
 import { easeCubicInOut, interrupt, select } from 'd3'
 import { memo, useLayoutEffect, useMemo, useRef, type KeyboardEvent } from 'react'
-import type { SimFrame, SimTask, Topology } from '../../core/types'
+import type { SimFrame, SimTask, Topology } from '../../core/shared/types'
 import { THEME } from '../palette'
 import { useElementSize, usePrefersReducedMotion } from '../size'
 import { MACHINE_METRICS as M, layoutMachine, type CardBox, type GroupBox, type MachineLayout, type Rect } from './layout'

@@ -1,7 +1,7 @@
 // The machine view's layout, pure: synthetic topologies shaped like the presets
 // (no wasm), open and closed L3 boxes, projector and desktop viewports.
 import { describe, expect, it } from 'vitest'
-import type { CpuInfo, Topology } from '../../core/types'
+import type { CpuInfo, Topology } from '../../core/shared/types'
 import { MACHINE_METRICS, MAX_SUMMARY_SCALE, MIN_SCALE, layoutMachine, type GroupBox, type MachineLayout, type Rect } from './layout'
 
 /** CPUs numbered thread-major like Linux: cpu = smt * cores + core. */

@@ -29,8 +29,8 @@
  *
  * Units: one unit is one CSS pixel at scale 1.
  */
-import { formatCpuList } from '../../core/cpulist'
-import type { CpuInfo, Topology } from '../../core/types'
+import { formatCpuList } from '../../core/shared/cpulist'
+import type { CpuInfo, Topology } from '../../core/shared/types'
 import { buildTree, nestingOrder, textWidth, type GroupKind, type Rect, type Viewport } from '../topology/layout'
 
 export type { Rect, Viewport }

@@ -1,6 +1,6 @@
 // View data from frames: process colours, closed-L3 summaries, the digest, chip labels.
 import { describe, expect, it } from 'vitest'
-import type { SimCpu, SimFrame, SimTask } from '../../core/types'
+import type { SimCpu, SimFrame, SimTask } from '../../core/shared/types'
 import { chipLabel } from '.'
 import { PROCESS_COLOURS, busyText, commsText, frameDigest, llcSummary, processColours } from './summary'
 

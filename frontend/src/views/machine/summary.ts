@@ -3,7 +3,7 @@
  * colours, a closed L3's one-line summary, and the digest the tests compare.
  */
 import { OKABE_ITO } from '../palette'
-import type { SimFrame, SimTask } from '../../core/types'
+import type { SimFrame, SimTask } from '../../core/shared/types'
 
 /**
  * Okabe–Ito hues for processes, each with the text colour that reads on it

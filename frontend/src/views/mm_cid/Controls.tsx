@@ -8,8 +8,8 @@ import { useState } from 'react'
 import {
   LESSON_VARIANTS, RUN_TO, SPEEDS, formatPlacement,
   type LessonRunParams, type LessonState, type LessonVariant, type RunTo,
-} from '../../core/lesson_state'
-import type { PresetInfo } from '../../core/types'
+} from '../../core/lesson/lesson_state'
+import type { PresetInfo } from '../../core/shared/types'
 import { MachineSelect, PlaybackControls, RunToNext, SpeedSelect, type PlaybackControlActions, type RunToChoices } from '../playback'
 
 const VARIANT_TEXT: Record<LessonVariant, string> = {

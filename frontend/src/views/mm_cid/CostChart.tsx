@@ -8,8 +8,8 @@
  */
 import { symbol } from 'd3'
 import { useMemo } from 'react'
-import type { LessonRunView } from '../../core/lesson_controller'
-import { SOURCE_LABELS, type BurstSource } from '../../core/lesson_timeline'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import { SOURCE_LABELS, type BurstSource } from '../../core/lesson/lesson_timeline'
 import { useElementWidth } from '../size'
 import { chartScales } from './layout'
 import { INK, MUTED, SOURCE_GLYPH, SOURCE_SYMBOL, VARIANT_LOOK } from './marks'

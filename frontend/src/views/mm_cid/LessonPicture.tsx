@@ -15,8 +15,8 @@
  */
 import { easeCubicInOut, interrupt, select } from 'd3'
 import { useLayoutEffect, useMemo, useRef } from 'react'
-import type { LessonRunView } from '../../core/lesson_controller'
-import type { Topology } from '../../core/types'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { Topology } from '../../core/shared/types'
 import { useElementSize, useElementWidth, usePrefersReducedMotion } from '../size'
 import { arrowGeometry, fitProjectorPicture, layoutPicture, type PictureLayout, type Rect } from './layout'
 import { DIFF, INK, MOTION, MUTED, llcHue } from './marks'

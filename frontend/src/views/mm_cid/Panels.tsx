@@ -5,10 +5,10 @@
  * always come with words.
  */
 import { Fragment } from 'react'
-import type { LessonRunView } from '../../core/lesson_controller'
-import { ratioText } from '../../core/lesson_narrate'
-import { formatDuration, formatT } from '../../core/units'
-import type { Topology } from '../../core/types'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import { ratioText } from '../../core/lesson/lesson_narrate'
+import { formatDuration, formatT } from '../../core/shared/units'
+import type { Topology } from '../../core/shared/types'
 import { VARIANT_LOOK } from './marks'
 
 export function LessonNarration(props: {

@@ -1,7 +1,7 @@
 /* The step's data movements in words, beside the picture's title: what the arrows show. */
-import type { LessonRunView } from '../../core/lesson_controller'
-import { SOURCE_LABELS, isTransfer } from '../../core/lesson_timeline'
-import type { Topology } from '../../core/types'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import { SOURCE_LABELS, isTransfer } from '../../core/lesson/lesson_timeline'
+import type { Topology } from '../../core/shared/types'
 import { SOURCE_GLYPH } from './marks'
 import { transferFrom } from './picture'
 

@@ -9,8 +9,8 @@ import { useEffect, useState } from 'react'
 import {
   BENCHMARK_WORKLOAD, CACHE_MODES, LIMITS, addThread, onePerL3, pinThread, removeThread, setPlacementKind,
   type CacheMode, type LessonWorkload, type ThreadOrder,
-} from '../../core/lesson_state'
-import type { Topology } from '../../core/types'
+} from '../../core/lesson/lesson_state'
+import type { Topology } from '../../core/shared/types'
 
 export interface WorkloadPanelProps {
   workload: LessonWorkload

@@ -1,6 +1,6 @@
 // The lesson picture's layout and the chart's scales: pure maths, no DOM.
 import { describe, expect, it } from 'vitest'
-import type { Topology } from '../../core/types'
+import type { Topology } from '../../core/shared/types'
 import { METRICS, PROJECTOR_METRICS, PROJECTOR_MIN_FONT, arrowGeometry, cellCount, chartScales, fitProjectorPicture, groupCpus, layoutCells, layoutPicture, nsTickLabel, pointOnArrow, type Rect } from './layout'
 
 /** classroom-8: 4 cores x 2 threads, 2 L3s; CPU i+4 is CPU i's sibling. */

@@ -17,7 +17,7 @@
  * The chart's scales (D3) are here too.
  */
 import { scaleLinear, scaleLog, type ScaleLinear, type ScaleLogarithmic } from 'd3'
-import type { Topology } from '../../core/types'
+import type { Topology } from '../../core/shared/types'
 
 export interface Rect {
   x: number

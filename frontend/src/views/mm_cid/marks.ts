@@ -6,7 +6,7 @@
  * burst source its own glyph shape.
  */
 import { symbolCircle, symbolCross, symbolDiamond, symbolSquare, symbolStar, symbolTriangle, symbolWye, type SymbolType } from 'd3'
-import type { BurstSource } from '../../core/lesson_timeline'
+import type { BurstSource } from '../../core/lesson/lesson_timeline'
 import { OKABE_ITO } from '../palette'
 
 /** L3 colours by id (cycling), each with the text colour that reads on it. */

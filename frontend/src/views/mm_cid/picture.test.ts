@@ -1,9 +1,9 @@
 // What one run's picture shows (pure): badges, bits and what changed, area
 // labels, the cid chips' flights, the transfer arrows, the digest.
 import { describe, expect, it } from 'vitest'
-import type { LessonRunView } from '../../core/lesson_controller'
-import type { BurstInfo } from '../../core/lesson_narrate'
-import type { MmCidArea, MmCidPcpu, MmCidRecord, MmCidView, Topology } from '../../core/types'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import type { BurstInfo } from '../../core/lesson/lesson_narrate'
+import type { MmCidArea, MmCidPcpu, MmCidRecord, MmCidView, Topology } from '../../core/shared/types'
 import { areaState, lessonDigest, pictureState, shownCpus, transferFrom } from './picture'
 
 const topology: Topology = {

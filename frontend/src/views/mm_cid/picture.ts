@@ -4,10 +4,10 @@
  * label, which bits just changed, which cids flew to which CPU, and the
  * transfer arrows of the step's bursts. The React component only draws this.
  */
-import type { LessonRunView } from '../../core/lesson_controller'
-import { NEW_CID_PATHS, isTransfer, type BurstSource } from '../../core/lesson_timeline'
-import type { Placement } from '../../core/lesson_state'
-import type { MmCidArea, Topology } from '../../core/types'
+import type { LessonRunView } from '../../core/lesson/lesson_controller'
+import { NEW_CID_PATHS, isTransfer, type BurstSource } from '../../core/lesson/lesson_timeline'
+import type { Placement } from '../../core/lesson/lesson_state'
+import type { MmCidArea, Topology } from '../../core/shared/types'
 import { cellCount } from './layout'
 
 export interface CardState {

@@ -9,9 +9,9 @@
  *   ◀ Back ←   ▶ Play Space   Step ▶ →   [page's children: speed, run to next, ...]
  */
 import type { ReactNode } from 'react'
-import type { PlaybackActions } from '../../core/playback_controller'
-import type { PlaybackState } from '../../core/playback_state'
-import type { PresetInfo } from '../../core/types'
+import type { PlaybackActions } from '../../core/playback/playback_controller'
+import type { PlaybackState } from '../../core/playback/playback_state'
+import type { PresetInfo } from '../../core/shared/types'
 
 /** The store's actions the shared controls call: the playback ones, and the page's "run to next". */
 export interface PlaybackControlActions<R extends string> extends Pick<PlaybackActions<unknown>, 'stepBack' | 'togglePlay' | 'step' | 'setSpeed'> {

@@ -3,7 +3,7 @@
  * closed, as words and a shaped dot) and whether this view follows the
  * presenter or the student is exploring, with Re-sync (key R).
  */
-import type { RoomState } from '../../core/room_state'
+import type { RoomState } from '../../core/rooms/room_state'
 import './room.css'
 
 const STATUS_TEXT = { connecting: 'Connecting…', open: 'Live', reconnecting: 'Reconnecting…', closed: 'Disconnected' } as const

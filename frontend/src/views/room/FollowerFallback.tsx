@@ -3,7 +3,7 @@
  * for the lesson player): the step number, the toggles on, and the room's quiz
  * with one button per choice. ← / → are the page's (they detach).
  */
-import type { LessonPosition } from '../../core/lesson_position'
+import type { LessonPosition } from '../../core/lesson/lesson_position'
 import type { QuizBindingLike } from './quiz_binding'
 
 export interface FollowerFallbackProps {

@@ -9,7 +9,7 @@
  * model's answer"), which sends it to every follower; the strip then says so.
  */
 import { useEffect, useState } from 'react'
-import type { PresenterRoom } from '../../core/use_room'
+import type { PresenterRoom } from '../../core/rooms/use_room'
 import { QrCode } from './QrCode'
 import { QuizHistogram } from './QuizHistogram'
 import './room.css'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CODE_ALPHABET, normalizeCode } from '../../core/rooms_api'
+import { CODE_ALPHABET, normalizeCode } from '../../core/rooms/rooms_api'
 import { COUNT_TEXT_PX, histogramLayout } from './histogram'
 import { qrSymbol } from './qr'
 

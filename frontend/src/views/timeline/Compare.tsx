@@ -9,10 +9,10 @@
  * duration, so one zoom transform shows the same relative window on both.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react'
-import { describeTraceError, queryFilter, useTraceSession, type TraceViewState, type ZoomState } from '../../core/trace_session'
-import { compareRows, fetchCpuStats, signedDelta, totals, type CpuStats } from '../../core/trace_compare'
-import type { TraceStore } from '../../core/trace_store'
-import { formatDuration } from '../../core/units'
+import { describeTraceError, queryFilter, useTraceSession, type TraceViewState, type ZoomState } from '../../core/traces/trace_session'
+import { compareRows, fetchCpuStats, signedDelta, totals, type CpuStats } from '../../core/traces/trace_compare'
+import type { TraceStore } from '../../core/traces/trace_store'
+import { formatDuration } from '../../core/shared/units'
 import { useElementSize } from '../size'
 import { Timeline } from '.'
 

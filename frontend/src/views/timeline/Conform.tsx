@@ -6,8 +6,8 @@
  * of the selected disagreement. The timeline draws each disagreement as a
  * diamond on its CPU lane; ] and [ (or the buttons) step between them.
  */
-import type { ConformMarks, ConformResult, VariantFigures } from '../../core/trace_conform'
-import { agreementText, narrateDisagreement, variantSource } from '../../core/trace_conform'
+import type { ConformMarks, ConformResult, VariantFigures } from '../../core/traces/trace_conform'
+import { agreementText, narrateDisagreement, variantSource } from '../../core/traces/trace_conform'
 
 export const MODEL_VARIANTS = ['v6.12', 'v6.13', 'v6.18'] as const
 

@@ -4,11 +4,11 @@
  * the trace is rendered as React text (escaped), never as HTML.
  */
 import { useMemo, type ReactNode } from 'react'
-import type { Selection } from '../../core/trace_session'
+import type { Selection } from '../../core/traces/trace_session'
 import {
   EVENT_TYPES, isRunnableState, runnableAt, runningAt, sliceAt, type TraceStore,
-} from '../../core/trace_store'
-import { formatDuration } from '../../core/units'
+} from '../../core/traces/trace_store'
+import { formatDuration } from '../../core/shared/units'
 
 /** Time since the trace's first event, ms with µs precision. */
 export function rel(s: TraceStore, t: number): string {

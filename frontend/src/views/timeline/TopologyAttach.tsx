@@ -7,8 +7,8 @@
  * is shown here as the server words it.
  */
 import { useState, type ChangeEvent } from 'react'
-import { attachTopology } from '../../core/traces_api'
-import { describeTraceError } from '../../core/trace_session'
+import { attachTopology } from '../../core/traces/traces_api'
+import { describeTraceError } from '../../core/traces/trace_session'
 
 /** What the file picker offers: lscpu text, sysfs dumps, tarballs (any compression the server reads). */
 export const TOPOLOGY_ACCEPT = '.txt,.csv,.lscpu,.sysfs,.tar,.tgz,.gz,.xz,.zst,.tar.gz,.tar.xz,.tar.zst,text/plain,application/x-tar,application/gzip'

@@ -5,8 +5,8 @@
  * the server's words.
  */
 import { useState } from 'react'
-import { downloadExport, EXPORT_FORMATS, type ExportFormat } from '../../core/trace_export'
-import { describeTraceError } from '../../core/trace_session'
+import { downloadExport, EXPORT_FORMATS, type ExportFormat } from '../../core/traces/trace_export'
+import { describeTraceError } from '../../core/traces/trace_session'
 
 export function TraceExport({ traceId, currentWindow }: {
   traceId: string

@@ -15,14 +15,14 @@
 import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { flushSync } from 'react-dom'
-import type { Selection, TraceViewState, ZoomState } from '../../core/trace_session'
+import type { Selection, TraceViewState, ZoomState } from '../../core/traces/trace_session'
 import {
   TYPE_MIGRATE, countIn, dominantProcess, eventMatches, eventsIn, occupancy, sliceIndexAt, slicesIn, type EventFilter, type Occupancy,
   type TraceStore,
-} from '../../core/trace_store'
-import { resampleOverview, wantsExactEvents } from '../../core/trace_window'
-import type { ConformMarks } from '../../core/trace_conform'
-import { nextEventRow, prevEventRow } from '../../core/trace_step'
+} from '../../core/traces/trace_store'
+import { resampleOverview, wantsExactEvents } from '../../core/traces/trace_window'
+import type { ConformMarks } from '../../core/traces/trace_conform'
+import { nextEventRow, prevEventRow } from '../../core/traces/trace_step'
 import { OKABE_ITO, THEME } from '../palette'
 import {
   detailLevel, fitLabel, heatColor, laneLayout, maxZoom, panBy, processStyle, timeTicks, timeToX, transformFor,

@@ -14,7 +14,7 @@
  *               hatch for the second cycle of hues; labels carry the name
  *               whenever the slice is wide enough
  */
-import { SLICE_NS_PER_PX } from '../../core/trace_window'
+import { SLICE_NS_PER_PX } from '../../core/traces/trace_window'
 import { OKABE_ITO } from '../palette'
 
 export interface ZoomTransform {

@@ -1,5 +1,5 @@
 /* The side panel: one CPU's place in the machine, and who shares what with it. */
-import type { Topology } from '../../core/types'
+import type { Topology } from '../../core/shared/types'
 import { cpuDetails } from './details'
 
 export function CpuPanel({ topology, cpu }: { topology: Topology; cpu: number | null }) {

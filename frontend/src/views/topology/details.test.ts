@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CpuInfo, Topology } from '../../core/types'
+import type { CpuInfo, Topology } from '../../core/shared/types'
 import { cpuDetails } from './details'
 
 // classroom-8 as the C core numbers it: 4 cores, SMT2, cpu = core + thread * 4, 2 cores per LLC.

@@ -3,8 +3,8 @@
  * Cache sharing is the point of the lesson, so each level lists the CPUs that
  * share it in Linux's cpulist format (as sysfs shared_cpu_list prints it).
  */
-import { formatCpuList, formatKib } from '../../core/cpulist'
-import type { CpuInfo, Topology } from '../../core/types'
+import { formatCpuList, formatKib } from '../../core/shared/cpulist'
+import type { CpuInfo, Topology } from '../../core/shared/types'
 
 export interface CpuDetails {
   cpu: CpuInfo

@@ -8,7 +8,7 @@
  * and reported through onFocusCpu: the view never changes state itself.
  */
 import { memo, useMemo, type FocusEvent, type MouseEvent } from 'react'
-import type { Topology } from '../../core/types'
+import type { Topology } from '../../core/shared/types'
 import { THEME } from '../palette'
 import { useElementSize } from '../size'
 import { Defs, cpuFill } from './marks'

@@ -2,7 +2,7 @@
 // built here by the numbering rule the C core documents (topology_spec.h), and
 // wasm_bridge.test.ts checks the core produces exactly that.
 import { describe, expect, it } from 'vitest'
-import type { CpuInfo, Topology } from '../../core/types'
+import type { CpuInfo, Topology } from '../../core/shared/types'
 import {
   MAX_LABEL_ZOOM, MAX_SCALE, METRICS, MIN_CORE_LABEL_PX, flattenLayout, layoutTopology, type GroupBox, type Rect, type TopologyLayout,
 } from './layout'

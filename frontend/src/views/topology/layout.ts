@@ -26,8 +26,8 @@
  * width x height, and `scale` says how many pixels a unit gets in the viewport.
  */
 import { group } from 'd3'
-import type { CpuInfo, Topology } from '../../core/types'
-import { formatKib } from '../../core/cpulist'
+import type { CpuInfo, Topology } from '../../core/shared/types'
+import { formatKib } from '../../core/shared/cpulist'
 
 export interface Rect {
   x: number
