@@ -226,8 +226,6 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_conform_disagreement_get": ([_Handle, _i32, ctypes.c_void_p], _i32),
     "ks_conform_set_resync": ([_Handle, _i32], _i32),
 }
-# Formats whose decoder a libkscope.so may lack (an older build): bound only if exported.
-OPTIONAL_PREFIXES = ("ks_conform_",)
 
 
 @lru_cache(maxsize=1)
@@ -240,18 +238,11 @@ def lib() -> ctypes.CDLL:
             f"(or `make -C wasm-core native`), or point KSCOPE_CORE_LIB at it"
         )
     cdll = ctypes.CDLL(str(path))
-    for name, (argtypes, restype) in _SIGNATURES.items():
-        if name.startswith(OPTIONAL_PREFIXES) and not hasattr(cdll, name):
-            continue
+    for name, (argtypes, restype) in _SIGNATURES.items():  # every one: the core is built with them all
         fn = getattr(cdll, name)
         fn.argtypes = argtypes
         fn.restype = restype
     return cdll
-
-
-def has(name: str) -> bool:
-    """Whether the loaded core exports `name` (optional decoders of older builds)."""
-    return hasattr(lib(), name)
 
 
 def text(raw: bytes | None) -> str:
