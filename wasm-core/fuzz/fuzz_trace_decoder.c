@@ -5,6 +5,8 @@
  * with the records, and the same file read in one piece per want must give the same
  * records and counters. Formats without a decoder must come back with none.
  */
+#include <stdbool.h>
+
 #include "fuzz_input.h"
 #include "kscope/trace_decoder.h"
 
