@@ -5,12 +5,13 @@
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
+import { lessonValidators } from './src/core/lesson/lesson_schema_build.ts'
 
 const wasmBuild = fileURLToPath(new URL('../wasm-core/build/wasm/', import.meta.url))
 const workloads = fileURLToPath(new URL('../wasm-core/workloads/', import.meta.url))
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), lessonValidators(new URL('./src/', import.meta.url))],
   server: {
     fs: { allow: ['.', wasmBuild, workloads] },
   },

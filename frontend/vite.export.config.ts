@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig, type Plugin } from 'vite'
+import { lessonValidators } from './src/core/lesson/lesson_schema_build.ts'
 
 const single = fileURLToPath(new URL('../wasm-core/build/wasm/kscope_core_single.mjs', import.meta.url))
 const lesson = process.env.KSCOPE_EXPORT_LESSON ?? 'mm_cid'
@@ -34,7 +35,7 @@ function singleFileCore(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [singleFileCore(), react()],
+  plugins: [singleFileCore(), react(), lessonValidators(new URL('./src/', import.meta.url))],
   base: './',
   define: { __KSCOPE_EXPORT_LESSON__: JSON.stringify(lesson) },
   build: {

@@ -5,7 +5,16 @@
 //   tools/<tool>                          only its own folder (the public API, nothing in src/)
 //   include/kscope                        (the public API) only other public headers
 //
-// Every layer may include the public headers (include/kscope). Quoted includes are resolved
+// Every layer may include the public headers (include/kscope).
+//
+// A second rule keeps the models out of the generic core: the name of a model (a folder of
+// src/algo/) may appear in src/base, src/machine, src/sched, src/store and the public headers
+// only on a registry line (a line saying "registry" in a registry file: REGISTRY_FILES), or in
+// a public header named after the model (include/kscope/<model>.h, its decoders' formats).
+// src/trace is not checked for names: decoders read tracepoint fields by their kernel names,
+// which a model may share (rseq_update's mm_cid field). ABI_NAMES lists the same allowance for
+// the generic code: a model name that is also a kernel ABI name passes on a line that names
+// that ABI. Quoted includes are resolved
 // the way the compiler does (beside the including file, then -Iinclude); an angle include that
 // is not under include/ is a system header and is not checked. Prints one line per broken rule,
 // "path:line: rule", and exits 1 when there is any.
@@ -24,6 +33,16 @@ export const SRC_LAYERS = {
   trace: ['base'],
   store: ['base'],
 };
+
+/** Where the model-name rule looks (folders of src/, and the public headers). */
+export const NAME_CHECKED = ['src/base', 'src/machine', 'src/sched', 'src/store', 'include/kscope'];
+/** Files whose lines marked "registry" may name models (the ops table, the umbrella header). */
+export const REGISTRY_FILES = ['src/sched/sched_ops.c', 'include/kscope/kscope.h'];
+/** Public headers that belong to one model though not named after it (the conform host
+ * is native-only API since issue 14's lean browser core: include/kscope/native/). */
+export const MODEL_HEADERS = { 'include/kscope/native/conform.h': 'mm_cid' };
+/** Model names that are also kernel ABI names, and what a line must say to use them as such. */
+export const ABI_NAMES = { mm_cid: /rseq/i };
 
 const SOURCE_EXT = /\.(c|h|inc)$/;
 const SCANNED_DIRS = ['src', 'tools', 'include'];
@@ -161,12 +180,52 @@ export function checkLayering(root) {
   return { files: files.length, includes, problems };
 }
 
+/** The models: the folders of src/algo. */
+export function modelNames(root) {
+  const abs = path.join(root, 'src/algo');
+  if (!existsSync(abs)) return [];
+  return readdirSync(abs, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
+/**
+ * Lines of the generic core that name a model (comments included: they explain the code).
+ * Returns [{file, line, message}] (file relative to root).
+ */
+export function checkModelNames(root) {
+  const models = modelNames(root);
+  const problems = [];
+  if (!models.length) return problems;
+  const files = NAME_CHECKED.flatMap((d) => sourceFiles(root, d));
+  for (const file of files) {
+    const base = path.posix.basename(file).replace(SOURCE_EXT, '');
+    if (file.startsWith('include/kscope/') && models.some((m) => base === m || base.startsWith(`${m}_`))) continue;
+    if (Object.hasOwn(MODEL_HEADERS, file)) continue;
+    const registry = REGISTRY_FILES.includes(file);
+    readFileSync(path.join(root, file), 'utf8').split('\n').forEach((text, i) => {
+      for (const model of models) {
+        if (!new RegExp(model.replace(/[^a-z0-9_]/gi, ''), 'i').test(text)) continue;
+        if (registry && /\bregistry\b/.test(text)) continue;
+        if (ABI_NAMES[model] && ABI_NAMES[model].test(text)) continue;
+        problems.push({
+          file, line: i + 1,
+          message: `names the model "${model}" (src/algo/${model}/): generic code may name a model only on a ` +
+            `registry line (${REGISTRY_FILES.join(', ')})`,
+        });
+      }
+    });
+  }
+  return problems;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const root = path.resolve(process.argv[2] ?? path.join(here, '../wasm-core'));
-  const { files, includes, problems } = checkLayering(root);
+  const { files, includes, problems: layering } = checkLayering(root);
+  const names = checkModelNames(root);
+  const problems = [...layering, ...names];
   const shown = path.relative(process.cwd(), root) || '.';
   for (const p of problems) console.log(`${path.posix.join(shown, p.file)}:${p.line}: ${p.message}`);
-  console.log(`check-c-layering: ${files} files, ${includes} includes, ${problems.length} problems`);
+  console.log(`check-c-layering: ${files} files, ${includes} includes, ${modelNames(root).length} models, ` +
+    `${problems.length} problems`);
   process.exit(problems.length ? 1 : 0);
 }

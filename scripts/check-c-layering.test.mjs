@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-import { checkLayering, includesOf } from './check-c-layering.mjs';
+import { checkLayering, checkModelNames, includesOf } from './check-c-layering.mjs';
 
 const SCRIPT = fileURLToPath(new URL('./check-c-layering.mjs', import.meta.url));
 
@@ -122,4 +122,48 @@ test('the command prints path:line and exits 1 on a violation, 0 when clean', ()
     rmSync(bad, { recursive: true, force: true });
     rmSync(good, { recursive: true, force: true });
   }
+});
+
+function nameProblemsOf(files) {
+  const root = makeTree(files);
+  try {
+    return checkModelNames(root).map((p) => `${p.file}:${p.line}: ${p.message}`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** A tree with two models whose generic code names neither, except where allowed. */
+const MODELS = {
+  ...CLEAN,
+  'src/algo/cpupri/cpupri.c': 'int cpupri_find(void);\n',
+  'src/sched/sched_ops.c':
+    'extern const ks_sched_ops mm_cid_ops;   /* registry */\nextern const ks_sched_ops cpupri_ops; /* registry */\n',
+  'include/kscope/kscope.h': '#include "kscope/cpupri.h"   /* registry */\n',
+  'include/kscope/cpupri.h': '/* the cpupri views */\n',
+  'include/kscope/mm_cid_view.h': '/* mm_cid formats */\n',
+  'include/kscope/event.h': '    int32_t mm_cid;   /* rseq ABI field */\n',
+  'src/trace/parser.c': 'FIELD("mm_cid")\n',
+};
+
+test('model names only on registry lines, in their own headers, or as a kernel ABI name', () => {
+  assert.deepEqual(nameProblemsOf(MODELS), []);
+});
+
+test('a model name in generic C code fails, with file:line (comments count)', () => {
+  const problems = nameProblemsOf({
+    ...MODELS,
+    'src/sched/core.c': 'int x;\n/* the cpupri model wants this */\n',
+    'src/machine/cache_model.c': 'static int mm_cid_area;\n',
+    'src/sched/sched_ops.c': 'extern const ks_sched_ops cpupri_ops;\n',   /* not marked registry */
+    'include/kscope/sim.h': '#define AUTO "CPUPRI:v1"\n',
+    'src/base/rng.c': 'int mm_cid;  /* rseq */\n',                      /* an ABI name: allowed */
+  });
+  assert.deepEqual(problems.map((p) => p.split(': ')[0]).sort(), [
+    'include/kscope/sim.h:1',
+    'src/machine/cache_model.c:1',
+    'src/sched/core.c:2',
+    'src/sched/sched_ops.c:1',
+  ]);
+  assert.match(problems.find((p) => p.startsWith('src/sched/core.c')), /names the model "cpupri" \(src\/algo\/cpupri\/\)/);
 });

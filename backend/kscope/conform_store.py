@@ -95,8 +95,9 @@ def to_records(table: pa.Table) -> np.ndarray:
 
 
 def run_stored(store: TraceStore, rec: TraceRecord, variant: str = "auto", resync: bool = False,
-               hz: int = conform.DEFAULT_HZ, keep: int = 20) -> dict[str, Any]:
-    """The conformance report of a stored trace (InputError / NothingToCompare / TooManyEvents)."""
+               hz: int = conform.DEFAULT_HZ, keep: int = 20, algo: str | None = None) -> dict[str, Any]:
+    """The conformance report of a stored trace through the model `algo` (None: the first
+    registered) (InputError / NothingToCompare / TooManyEvents)."""
     path = store.trace_dir(rec.id) / EVENTS_FILE
     table = ev_files.read_range(path, None, None, None, TYPES, MAX_EVENTS + 1, columns=COLUMNS)
     if table.num_rows > MAX_EVENTS:
@@ -105,6 +106,6 @@ def run_stored(store: TraceStore, rec: TraceRecord, variant: str = "auto", resyn
     meta = rec.summary.get("capture") or {}
     kernel = rec.kernel or ""
     nr_cpus = int(meta.get("smp") or 0) or rec.cpus
-    doc = conform.replay(to_records(table), meta, kernel, variant=variant, hz=hz, keep=keep, nr_cpus=nr_cpus,
+    doc = conform.replay(to_records(table), meta, kernel, algo=algo, variant=variant, hz=hz, keep=keep, nr_cpus=nr_cpus,
                          resync=resync, lost_events=int(rec.summary.get("lost_events") or 0), source=rec.name)
     return {"trace": rec.id, "name": rec.name, "format": rec.format, **doc}

@@ -31,7 +31,8 @@ class SimRequest:
     workload: Path
     seed: int
     until_ns: int
-    # "auto": mm_cid:v6.18 (a current kernel) when a process registers rseq, else none (sim.c)
+    # "auto": the C core picks the model a current kernel runs for the workload, or none (sim.c;
+    # each model's rule: models/<name>/__init__.py, sim_auto)
     algo: str = "auto"
     hash_events: bool = True  # the event-stream hash (C, ks_fnv1a64); --no-hash skips it
 

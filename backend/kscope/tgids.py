@@ -1,7 +1,7 @@
 """Which process (tgid) each task belongs to, for traces without a TGID column.
 
-mm_cid is per process (per mm), so the conformance replay must know each
-task's tgid. ftrace text with `options/record-tgid` has a TGID column; a
+A model's state can be per process (per mm: concurrency ids, say), so the
+conformance replay must know each task's tgid. ftrace text with `options/record-tgid` has a TGID column; a
 trace.dat, perf script or tracefs text without it does not. Then, in order:
 
   1. the capture header: `# kscope: tasks=tid:tgid,...` (kscope capture reads

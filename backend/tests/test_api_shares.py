@@ -135,3 +135,48 @@ def test_cli_share_create_status_revoke(sim_trace: Path, tmp_path: Path, monkeyp
         assert "no trace" in capsys.readouterr().err
     finally:
         get_settings.cache_clear()
+
+
+def test_share_readers_have_their_own_gate_slots(client: TestClient, sim_trace: Path) -> None:
+    """The heavy reads' per-token cap counts a share-link reader apart from the owner: a
+    class reading a shared trace cannot use up its owner's SQL, events or export slots,
+    nor the owner theirs (before, every share reader was counted as the owner)."""
+    from kscope.api.deps import gates_of
+    from kscope.api.routes.traces import gate_key
+    from kscope.store.store import hash_token
+
+    tid, owner = _upload(client, sim_trace.read_bytes(), "hb.txt")
+    share = {"X-Kscope-Share": client.post(f"/api/traces/{tid}/share", headers=owner).json()["share"]}
+    gates = gates_of(client.app.state)
+    sql = lambda h: client.post(f"/api/traces/{tid}/sql", json={"sql": "SELECT count(*) FROM events"},
+                                headers=h).status_code
+    events = lambda h: client.get(f"/api/traces/{tid}/events", params={"limit": 5}, headers=h).status_code
+    export = lambda h: client.get(f"/api/traces/{tid}/export", params={"format": "ftrace"}, headers=h).status_code
+
+    def fill(key: str) -> None:
+        for gate in (gates.sql, gates.events):
+            for _ in range(gate.per_token):
+                gate._admit(key)
+
+    def empty(key: str) -> None:
+        for gate in (gates.sql, gates.events):
+            for _ in range(gate.per_token):
+                gate._release(key)
+
+    owner_key = hash_token(owner["X-Kscope-Token"])
+    fill(owner_key)
+    try:
+        assert [sql(owner), events(owner), export(owner)] == [429] * 3
+        assert [sql(share), events(share), export(share)] == [200] * 3
+    finally:
+        empty(owner_key)
+    class _Req:  # the TestClient's client address, as the route sees it
+        client = type("C", (), {"host": "testclient"})()
+    share_key = gate_key(_Req(), None, share["X-Kscope-Share"])
+    assert share_key != owner_key and share_key.startswith("share:")
+    fill(share_key)
+    try:
+        assert [sql(share), events(share), export(share)] == [429] * 3
+        assert [sql(owner), events(owner), export(owner)] == [200] * 3
+    finally:
+        empty(share_key)

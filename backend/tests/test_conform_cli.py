@@ -132,7 +132,7 @@ def test_variant_for_kernel() -> None:
 
 
 def test_variant_for_a_kscope_built_612_follows_its_boot_parameter() -> None:
-    from kscope.conform import variant_for_capture
+    from kscope.models.mm_cid.conform import variant_for_capture
 
     meta = {"patches": "mm_cid,trace", "cmdline": "console=ttyS0 quiet kscope_mm_cid=recent"}
     assert variant_for_capture("6.12.117", meta) == ("v6.13", "kscope_mm_cid=recent")

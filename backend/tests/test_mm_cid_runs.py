@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from kscope.kernel import mm_cid_runs
+from kscope.models.mm_cid import kernel_runs as mm_cid_runs
 
 TRACES = REPO / "traces"
 

@@ -12,7 +12,7 @@ from kscope import repro
 from kscope.cli import main
 from kscope.native.machine import Topology
 from kscope.native.sim import Simulation, cache_params
-from kscope.repro import mm_cid
+from kscope.models.mm_cid import repro as mm_cid
 
 SHARED_PUBLISHED = REPO.parent / "shared" / "seeds" / "published.json"
 CONFIGS = ["8-core/1-L3", "24-core/24-L3", "192-core/24-L3", "384-thread/24-L3"]

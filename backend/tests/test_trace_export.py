@@ -228,6 +228,33 @@ def test_chrome_json_window_starts_the_running_tasks_at_the_window(client: TestC
 
 # -- access and bounds ---------------------------------------------------------------------
 
+def test_the_file_is_written_on_the_events_gate(client: TestClient, stored: dict[str, Any],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every byte of an export is written on the events gate's threads (bounded by its
+    running/queue/per-token limits), none on the server's shared thread pool while the
+    client downloads (before, only the row read ran on the gate)."""
+    import threading
+
+    from kscope.trace_export import export
+
+    threads: set[str] = set()
+    real = export.Export.chunks
+
+    def chunks(self: export.Export):
+        for chunk in real(self):
+            threads.add(threading.current_thread().name)
+            yield chunk
+
+    monkeypatch.setattr(export.Export, "chunks", chunks)
+    ts = stored["table"]["ts_ns"].to_pylist()
+    for fmt in ("ftrace", "chrome-json"):
+        r = client.get(f"/api/traces/{stored['id']}/export", params={"format": fmt, "t1": ts[3000]},
+                       headers={"X-Kscope-Token": stored["token"]})
+        assert r.status_code == 200, r.text
+        assert int(r.headers["x-kscope-export-events"]) >= 3000
+    assert threads and all(name.startswith("kscope-events") for name in threads), threads
+
+
 def test_export_needs_the_owner_or_the_share_token(client: TestClient, stored: dict[str, Any]) -> None:
     url = f"/api/traces/{stored['id']}/export"
     assert client.get(url, params={"format": "ftrace"}).status_code == 404

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from kscope.kernel import mm_cid_runs
+from kscope.models.mm_cid import kernel_runs as mm_cid_runs
 
 REPO = Path(__file__).resolve().parents[2]
 KSCOPE = [str(Path(sys.executable).with_name("kscope"))]  # the venv's console script

@@ -1,7 +1,7 @@
 /*
  * The app: one page per URL path (core/route.ts): "/" shows the machine's
- * topology, "/simulate" a modelled run on it, "/lesson/mm_cid" the mm_cid
- * lesson (7e019dc), "/traces" real kernel traces; the lesson player's
+ * topology, "/simulate" a modelled run on it, "/lesson/<model>" a model's
+ * lesson page (models/registry.ts), "/traces" real kernel traces; the lesson player's
  * "/learn/<id>", "/present/<id>", "/notes/<id>", "/embed/<id>/<step>"; any other
  * path a "not found" page with links. Each page
  * owns its store.
@@ -12,7 +12,7 @@ import { roomRouteOf } from './core/rooms/room_route'
 import { EmbedPage } from './pages/EmbedPage'
 import { NotFoundPage } from './pages/Landing'
 import { LearnPage } from './pages/LearnPage'
-import { MmCidLessonPage } from './pages/MmCidLessonPage'
+import { LessonPage } from './pages/LessonPage'
 import { NotesPage } from './pages/NotesPage'
 import { PresentPage } from './pages/PresentPage'
 import { SimulatePage } from './pages/SimulatePage'
@@ -47,7 +47,7 @@ export default function App() {
           <TracesPage navigate={navigate} />
         </Suspense>
       ) : page === 'lesson' ? (
-        <MmCidLessonPage navigate={navigate} />
+        <LessonPage navigate={navigate} />
       ) : page === 'notfound' ? (
         <NotFoundPage navigate={navigate} path={appLocation(window.location).pathname} />
       ) : (

@@ -55,6 +55,7 @@ extern const test_case cache_model_tests[];
 extern const test_case base_tests[];
 extern const test_case workload_tests[];
 extern const test_case sim_core_tests[];
+extern const test_case sched_hooks_tests[];
 extern const test_case sim_snapshot_tests[];
 extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];

@@ -1,5 +1,5 @@
 /*
- * src/algo/mm_cid_conform.c: replaying events through the mm_cid model and comparing
+ * src/algo/mm_cid/mm_cid_conform.c: replaying events through the mm_cid model and comparing
  * its cids with the rseq_update records' (kscope/conform.h).
  *
  * Two kinds of test: traces written by hand, where the variants must disagree in

@@ -1,5 +1,5 @@
 /*
- * src/algo/mm_cid*.c: the RSEQ concurrency-ID allocator before (v6.12) and after
+ * src/algo/mm_cid/ (all of it): the RSEQ concurrency-ID allocator before (v6.12) and after
  * (v6.13, v6.18) commit 7e019dc. Each behaviour test quotes the sentence of seed
  * 000 / 003 (the commit message) it pins.
  *
@@ -15,7 +15,7 @@
 #include "check.h"
 #include "sim_test_util.h"
 #include "../src/sched/sim_internal.h"
-#include "../src/algo/mm_cid.h"
+#include "../src/algo/mm_cid/mm_cid.h"
 
 #define MS 1000000ull
 
@@ -71,7 +71,7 @@ static int32_t run_on(script *sc, int32_t task, int32_t cpu)
     s->ops->switch_to(s->algo, s, prev, task, cpu);
     s->rqs[cpu].curr = task;
     s->tasks[task].state = KS_TASK_RUNNING;
-    return sched_task_mm_cid(s, task);
+    return sched_task_rseq_cid(s, task);
 }
 
 /* cpu's current task blocks; the CPU goes idle. */

@@ -117,7 +117,77 @@ static void lesson_outlives_the_mm_and_needs_the_model(void)
     test_sim_free(&none);
 }
 
+/* Writes the request at the start of buf and asks the generic export for the view. */
+static int32_t view(test_sim *t, void *buf, uint32_t len, int32_t which, int32_t tgid, int32_t arg)
+{
+    ks_mm_cid_view_request q = { .view = which, .tgid = tgid, .arg = arg };
+    if (len >= sizeof q)
+        memcpy(buf, &q, sizeof q);
+    return ks_sim_model_view_get(t->sim, buf, len);
+}
+
+static void model_view_export_gives_the_same_bytes(void)
+{
+    test_sim t = test_sim_new("classroom-8", bench, 1, "mm_cid:v6.13");
+    CHECK_EQ_INT(t.status, KS_OK);
+    int32_t tgid = 1000;
+    step_n(&t, 60);
+    uint64_t buf[512];
+    /* the lesson block: size, then the block itself, byte for byte */
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_LESSON_SIZE, 0, 0), KS_OK);
+    uint32_t size;
+    memcpy(&size, buf, 4);
+    CHECK_EQ_INT(size, ks_mm_cid_lesson_size(t.sim));
+    CHECK(size <= sizeof buf);
+    ks_mm_cid_lesson *h;
+    uint8_t *block = lesson_of(&t, tgid, &h);
+    CHECK_EQ_INT(view(&t, buf, size - 1, KS_MM_CID_VIEW_LESSON, tgid, 0), KS_ERR_RANGE);
+    memset(buf, 0, sizeof buf);                 /* the block's padding is not written */
+    CHECK_EQ_INT(view(&t, buf, size, KS_MM_CID_VIEW_LESSON, tgid, 0), KS_OK);
+    CHECK(memcmp(buf, block, size) == 0);
+    free(block);
+    /* the per-mm scalars, masks and per-CPU rows */
+    ks_mm_cid_mm mm;
+    CHECK_EQ_INT(ks_mm_cid_mm_get(t.sim, tgid, &mm), KS_OK);
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_MM, tgid, 0), KS_OK);
+    CHECK(memcmp(buf, &mm, sizeof mm) == 0);
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_MM, 4242, 0), KS_ERR_NOT_FOUND);
+    uint8_t mask[1];
+    CHECK_EQ_INT(ks_mm_cid_mask_get(t.sim, tgid, KS_MM_CID_MASK_CIDMASK, mask, 1), KS_OK);
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_MASK, tgid, KS_MM_CID_MASK_CIDMASK), KS_OK);
+    CHECK_EQ_INT(((uint8_t *)buf)[0], mask[0]);
+    CHECK(mask[0] != 0);
+    ks_mm_cid_pcpu rows[8];
+    CHECK_EQ_INT(ks_mm_cid_pcpu_get(t.sim, tgid, rows, 8), KS_OK);
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_PCPU, tgid, 0), KS_OK);
+    CHECK(memcmp(buf, rows, sizeof rows) == 0);
+    CHECK_EQ_INT(view(&t, buf, sizeof rows - 1, KS_MM_CID_VIEW_PCPU, tgid, 0), KS_ERR_RANGE);
+    /* the log's place, and a path's name and help */
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_LOG, 0, 0), KS_OK);
+    ks_mm_cid_log_view log;
+    memcpy(&log, buf, sizeof log);
+    CHECK_EQ_INT(log.first_seq, ks_mm_cid_log_first_seq(t.sim));
+    CHECK_EQ_INT(log.count, ks_mm_cid_log_count(t.sim));
+    CHECK(log.count > 0);
+    CHECK(log.records == (uint64_t)(uintptr_t)ks_mm_cid_log_records(t.sim));
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_PATH, 0, KS_MM_CID_FIRST_FREE), KS_OK);
+    CHECK(strcmp((char *)buf, "FIRST_FREE") == 0);
+    CHECK(strcmp((char *)buf + strlen("FIRST_FREE") + 1, ks_mm_cid_path_help(KS_MM_CID_FIRST_FREE)) == 0);
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, KS_MM_CID_VIEW_PATH, 0, KS_MM_CID_PATH_COUNT), KS_ERR_NOT_FOUND);
+    CHECK_EQ_INT(view(&t, buf, 8, KS_MM_CID_VIEW_PATH, 0, 0), KS_ERR_RANGE);   /* no room for the request */
+    CHECK_EQ_INT(view(&t, buf, sizeof buf, 99, 0, 0), KS_ERR_NOT_FOUND);
+    CHECK_EQ_INT(ks_sim_model_view_get(t.sim, NULL, 16), KS_ERR_INVALID_ARG);
+    test_sim_free(&t);
+    /* a model without views */
+    test_sim none = test_sim_new("classroom-8", bench, 1, "none");
+    CHECK_EQ_INT(none.status, KS_OK);
+    CHECK_EQ_INT(view(&none, buf, sizeof buf, KS_MM_CID_VIEW_LOG, 0, 0), KS_ERR_NOT_FOUND);
+    test_sim_free(&none);
+}
+
 const test_case mm_cid_lesson_tests[] = {
+    { "mm_cid lesson: the generic model view export gives the same bytes as the C views",
+      model_view_export_gives_the_same_bytes },
     { "mm_cid lesson: one block agrees with the separate views", lesson_matches_the_separate_views },
     { "mm_cid lesson: filled after the mm is gone; not found without the model",
       lesson_outlives_the_mm_and_needs_the_model },

@@ -458,7 +458,7 @@ static const ks_sched_ops counting_ops = {
     .name = "counting", .task_fork = count_fork, .task_exit = count_exit,
     .switch_to = count_switch, .migrate = count_migrate, .set_cpus_allowed = count_allowed,
     .tick = count_tick, .balance = count_balance, .select_cpu = count_select,
-    .mm_cid = next_cpu_cid, .snapshot_size = counts_size, .snapshot_save = counts_save,
+    .rseq_cid = next_cpu_cid, .snapshot_size = counts_size, .snapshot_save = counts_save,
     .snapshot_restore = counts_restore,
 };
 

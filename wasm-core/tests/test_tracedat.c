@@ -337,6 +337,37 @@ static void bad_arguments_are_refused(void)
     ks_event_log_free(log);
 }
 
+/* A v6 file whose data is latency text (found by fuzz_tracedat): its first bad line, a
+ * line with binary bytes, is placed at that line's first byte (line 1, right after the tag), whatever the feed sizes
+ * (before the fix the place was where the chunk holding it was cut). */
+static void latency_text_error_names_its_line(void)
+{
+    int32_t len = 0;
+    char *data = fixture_read(FIXTURE_DIR "tracedat_v6_latency_binary_line.dat", &len);
+    CHECK(data != NULL);
+    if (!data)
+        return;
+    static const int32_t feeds[] = { 0, 1, 7, 4096, 65536 };
+    int64_t first = -2;
+    for (uint32_t i = 0; i < sizeof feeds / sizeof feeds[0]; i++) {
+        ks_event_log *log = NULL;
+        ks_tracedat_stats st;
+        CHECK_EQ_INT(ks_event_log_new(&log), KS_OK);
+        CHECK_EQ_INT(tds_decode_fed(data, len, feeds[i], log, &st), KS_OK);
+        CHECK(st.malformed > 0);
+        CHECK(st.error_offset > 0 && st.error_offset < len);
+        if (i == 0)
+            first = st.error_offset;
+        CHECK_EQ_INT(st.error_offset, first);
+        CHECK_EQ_STR(st.first_error.field, "latency text");
+        CHECK(strncmp(st.first_error.message, "line ", 5) == 0);
+        ks_event_log_free(log);
+    }
+    /* line 1 of the text: its first byte follows the "latency  \0" tag */
+    CHECK(first >= 10 && memcmp(data + first - 10, "latency  ", 10) == 0);
+    free(data);
+}
+
 const test_case tracedat_tests[] = {
     { "trace.dat: corpus LISA v6 (arm64 4.19), one feed, 7-byte and 64 KiB feeds", corpus_lisa_v6 },
     { "trace.dat: corpus gpuvis v6 with non-standard option 8", corpus_gpuvis_option_8 },
@@ -346,5 +377,6 @@ const test_case tracedat_tests[] = {
     { "trace.dat: a text file is not a trace.dat", text_named_dat_is_not_a_trace_dat },
     { "trace.dat: corrupted bytes end with a status", corrupted_files_do_not_crash },
     { "trace.dat: bad arguments are refused", bad_arguments_are_refused },
+    { "trace.dat: latency text's first bad line is placed whatever the feeds", latency_text_error_names_its_line },
     { 0 },
 };

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Request
+from fastapi.concurrency import run_in_threadpool
 
 from kscope.api.ingest_pool import IngestPool
 from kscope.api.gate import Gate
@@ -17,9 +18,18 @@ _lock = threading.Lock()
 
 async def get_store(request: Request) -> TraceStore:
     """The app's TraceStore, opened on first use (apps that never touch traces create nothing).
-    Async: resolved on the event loop, not a worker thread each request (a storm of requests
-    refused with 429 must not queue for threads); only the first call opens the database."""
+    Async: once open it is handed out on the event loop, not from a worker thread each request
+    (a storm of requests refused with 429 must not queue for threads). Opening it (connecting
+    to the database, sweeping tmp claims) is slow, so it runs on a worker thread, never on the
+    event loop: requests that arrive meanwhile wait for it there."""
     state = request.app.state
+    store = getattr(state, "store", None)
+    if store is not None:
+        return store
+    return await run_in_threadpool(_open_store, state)
+
+
+def _open_store(state: Any) -> TraceStore:
     with _lock:
         if getattr(state, "store", None) is None:
             state.store = TraceStore(state.settings)

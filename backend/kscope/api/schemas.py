@@ -4,6 +4,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from kscope.models import registry
+
+# Examples in the contract come from the registry (the text the frontend's types were generated with).
+_ALGO_EXAMPLE = registry.default().sim_algos[-1]
+_LESSON_EXAMPLE = registry.default().name
+
 
 class Health(BaseModel):
     """Liveness and the versions of the backend and the C core it loaded."""
@@ -70,7 +76,7 @@ class TraceProvenance(BaseModel):
         description="modelled: the header says `# kscope: source=modelled` (kscope sim --export)")
     workload: str | None = Field(default=None, description="modelled: the simulated workload's name")
     seed: str | None = Field(default=None, description="modelled: the simulator's RNG seed")
-    algo: str | None = Field(default=None, description="modelled: the algorithm model, e.g. mm_cid:v6.18")
+    algo: str | None = Field(default=None, description=f"modelled: the algorithm model, e.g. {_ALGO_EXAMPLE}")
     preset: str | None = Field(default=None, description="modelled: the machine (topology preset or file)")
     generator: str | None = None
 
@@ -150,7 +156,7 @@ class SqlResult(BaseModel):
 class RoomCreate(BaseModel):
     """A room to open for a lesson."""
 
-    lesson: str = Field(examples=["mm_cid"], description="lesson id (frontend/src/lessons/<id>.lesson.json)")
+    lesson: str = Field(examples=[_LESSON_EXAMPLE], description="lesson id (frontend/src/lessons/<id>.lesson.json)")
 
 
 class RoomPublic(BaseModel):

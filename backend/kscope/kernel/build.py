@@ -51,7 +51,7 @@ def default_cache() -> Path:
 
 @dataclass
 class BuildRequest:
-    patches: list[str] = field(default_factory=list)  # set names, e.g. ["mm_cid", "trace"]
+    patches: list[str] = field(default_factory=list)  # set names (patches.SETS, "trace")
     config: str = "small"
     jobs: int = 0  # 0: os.cpu_count()
     install: bool = True

@@ -39,17 +39,22 @@ def cmd_kernel_list(args: argparse.Namespace) -> int:
     for d in docs:
         print(f"{d['built_at']}  {d['patches']:<22} {d['config']:<6} {d.get('release')}  {d['bzImage']}")
     if not docs:
-        print("no kernels built yet (scripts/kscope kernel build --patches mm_cid,trace)", file=sys.stderr)
+        from kscope.kernel.patches import SET_ORDER
+
+        print(f"no kernels built yet (scripts/kscope kernel build --patches {SET_ORDER[0]},trace)", file=sys.stderr)
     return EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
+    from kscope.kernel.patches import SET_ORDER
+
     kernel = sub.add_parser("kernel", help="build kscope's patched Debian 6.12 guest kernels for capture-vm")
     ksub = kernel.add_subparsers(dest="kernel_command", required=True)
     b = ksub.add_parser("build", help="apt-get linux-source-6.12, apply kernel-patches/, configure small, "
                                       "make bzImage (cached by source version, patches and config)")
     b.add_argument("--patches", default="", metavar="SETS",
-                   help="comma-separated: mm_cid, cpupri, trace (the sets' kscope_* tracepoints); default none")
+                   help=f"comma-separated: {', '.join(SET_ORDER)}, trace (the sets' kscope_* tracepoints); "
+                        "default none")
     b.add_argument("--config", default="small", help="kernel-patches/config/NAME.config (default small)")
     b.add_argument("-j", "--jobs", type=int, help="make -j (default: the CPU count)")
     b.add_argument("--no-install", action="store_true", help="never run apt; print what to install instead")

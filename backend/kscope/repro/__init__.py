@@ -1,6 +1,8 @@
 """`kscope repro ...`: seed benchmarks re-run on the models, printed beside the published figures.
 
-Each module runs one seed's benchmark through the C core and reports the model's
+Each target (a model's repro module, kscope/models/<name>/repro.py, listed by
+`kscope repro --list` from models/registry.py) runs one seed's benchmark through
+the C core and reports the model's
 numbers, the published ones (kscope/data/published.json, a verbatim copy of the
 seeds' transcription), computed checks, and every constant the numbers depend on
 with its source and whether it was calibrated (and on what).

@@ -13,12 +13,22 @@ Every bound holds from the first byte the query reads to the last byte of its an
 Values become JSON values here (both the API and `kscope query --json` print them):
 BLOB as DuckDB prints it ('\\xFF' escapes), DECIMAL as a number, dates and times as ISO
 text, NaN and infinities as text, LIST/STRUCT/MAP as arrays and objects.
+
+Nothing the query can read names the server's folders: the events file is hard-linked
+into a private temporary folder (`kscope-sql-<pid>-*`, removed when the query ends), and
+that folder is the only one DuckDB may open, its temp and secret directory, and what its
+view and settings (duckdb_views(), duckdb_settings(), current_setting()) show. Where no
+hard link can be made (the store on another filesystem than the temporary folder) the
+store's own trace folder is used, as before.
 """
 
 import datetime
 import decimal
 import json
 import math
+import os
+import shutil
+import tempfile
 import threading
 import time
 import uuid
@@ -83,12 +93,17 @@ class _Query:
         import duckdb
 
         self.timeout_s = timeout_s
-        self.folder = str(parquet.parent.resolve()) + "/"
+        self.store_folder = str(parquet.parent.resolve()) + "/"
+        self.link_dir = private_link(parquet.resolve())
+        self.folder = self.link_dir + "/" if self.link_dir else self.store_folder
+        events = self.folder + parquet.name
         self.conn = duckdb.connect(":memory:", config={"threads": 2})
         self.conn.execute("SET enable_progress_bar=false")
-        self.conn.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{parquet.resolve()}')")
+        self.conn.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{events}')")
         self.conn.execute(f"SET memory_limit='{max(1, memory_bytes // 1024)}KiB'")
         self.conn.execute("SET max_temp_directory_size='0KiB'")
+        self.conn.execute(f"SET temp_directory='{self.folder}'")
+        self.conn.execute(f"SET secret_directory='{self.folder}'")
         self.conn.execute(f"SET allowed_directories=['{self.folder}']")
         self.conn.execute("SET enable_external_access=false")
         self.conn.execute("SET lock_configuration=true")
@@ -105,7 +120,7 @@ class _Query:
     def error(self, err: Exception) -> Exception:
         import duckdb
 
-        text = str(err).replace(self.folder, "")
+        text = str(err).replace(self.folder, "").replace(self.store_folder, "")
         if isinstance(err, duckdb.InterruptException):
             return SqlTimeout(f"query interrupted at the {self.timeout_s:g} s limit (KSCOPE_SQL_TIMEOUT_S)")
         if isinstance(err, duckdb.OutOfMemoryException):
@@ -115,6 +130,30 @@ class _Query:
     def close(self) -> None:
         self.timer.cancel()
         self.conn.close()
+        if self.link_dir:
+            shutil.rmtree(self.link_dir, ignore_errors=True)
+
+
+LINK_PREFIX = "kscope-sql-"
+
+
+def private_link(parquet: Path) -> str | None:
+    """A new private folder holding a hard link to `parquet` (same name), or None when the
+    link cannot be made (another filesystem, or links refused)."""
+    folder = tempfile.mkdtemp(prefix=f"{LINK_PREFIX}{os.getpid()}-")
+    try:
+        os.link(parquet, os.path.join(folder, parquet.name))
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return folder
+
+
+def remove_links_of(pid: int) -> None:
+    """Removes the private folders a query process left (it was killed before its close)."""
+    for name in os.listdir(tempfile.gettempdir()):
+        if name.startswith(f"{LINK_PREFIX}{pid}-"):
+            shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)
 
 
 def _chunks(q: _Query, query: str, max_rows: int, max_bytes: int) -> Iterator[tuple[list[str], list[str], bool]]:

@@ -65,6 +65,29 @@ def test_sql_error_texts_name_no_server_path(big_server: Uploaded) -> None:
         assert "/traces/" not in detail and "/data" not in detail, detail
 
 
+def test_sql_reads_no_server_path_from_duckdb_itself(big_server: Uploaded) -> None:
+    # Before, the view's text (duckdb_views()), current_setting('allowed_directories') and the
+    # temp/secret directory settings named the trace's folder in the store and the server's
+    # home; the query now sees only a private hard-linked copy's folder under the temp dir.
+    query = ("SELECT (SELECT string_agg(sql, ' ') FROM duckdb_views()) || ' ' || "
+             "(SELECT string_agg(name || '=' || value, ' ') FROM duckdb_settings()) || ' ' || "
+             "current_setting('allowed_directories')::VARCHAR AS seen")
+    r = _sql(big_server, query)
+    assert r.status_code == 200, r.text[:300]
+    seen = r.json()["rows"][0][0]
+    assert "read_parquet" in seen and "kscope-sql-" in seen, seen
+    data_dir = str(big_server.server.data_dir.resolve())
+    assert data_dir not in seen and big_server.trace_id not in seen and "/root" not in seen, seen
+    count = _sql(big_server, "SELECT count(*) FROM events").json()["rows"][0][0]
+    assert count == big_server.events
+    # the private folders (links to this trace's events file) are gone once the queries ended
+    import tempfile
+    inode = next(big_server.server.data_dir.rglob(f"{big_server.trace_id}/events.parquet")).stat().st_ino
+    left = [p for d in Path(tempfile.gettempdir()).glob("kscope-sql-*") for p in d.glob("*.parquet")
+            if p.stat().st_ino == inode]
+    assert not left, left
+
+
 STORM_TIMEOUT_S = 2  # KSCOPE_SQL_TIMEOUT_S of the storm's server: each slow query ends there
 
 

@@ -83,15 +83,8 @@ declare module '*/kscope_core.mjs' {
     _ks_sim_get_stats(sim: Ptr, out: Ptr): number
     _ks_sim_burst_count(sim: Ptr): number
     _ks_sim_burst_costs(sim: Ptr): Ptr
-
-    // kscope/mm_cid.h
-    _ks_mm_cid_log_count(sim: Ptr): number
-    _ks_mm_cid_log_first_seq(sim: Ptr): bigint
-    _ks_mm_cid_log_records(sim: Ptr): Ptr
-    _ks_mm_cid_path_name(path: number): Ptr
-    _ks_mm_cid_path_help(path: number): Ptr
-    _ks_mm_cid_lesson_size(sim: Ptr): number
-    _ks_mm_cid_lesson_get(sim: Ptr, tgid: number, out: Ptr, len: number): number
+    /** The plugged model's views: a request at buf (the model's own format), the view written over it. */
+    _ks_sim_model_view_get(sim: Ptr, buf: Ptr, len: number): number
   }
 
   export interface KscopeCoreOptions {

@@ -4,7 +4,7 @@
  * Simulation (read through the SimInternals handle) and to the loaded core;
  * a run without that model answers them with KscopeError (NOT_FOUND).
  */
-import { attachMmCid, bindMmCidCore, type MmCidCore, type MmCidSimulation } from './mm_cid_bridge'
+import { attachMmCid, bindMmCidCore, type MmCidCore, type MmCidSimulation } from './mm_cid/mm_cid_bridge'
 import type { SimInternals } from './simulation'
 import type { WasmContext } from './wasm_context'
 

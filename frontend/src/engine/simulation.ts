@@ -12,7 +12,7 @@ import {
   EVENT_BYTES, EVENT_TYPES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES, STATS_BYTES,
   decodeBursts, decodeEvent, decodeEvents, decodeFrame, decodeParseError, decodeStats, encodeRunLimit,
   eventMentions,
-  type BurstCost, type SimEvent, type SimFrame, type SimStats,
+  type BurstCost, type SimEvent, type SimFrame, type SimStats, type Views,
 } from './sim_records'
 import { readTopology, type Topology } from './topology'
 import type { WasmContext } from './wasm_context'
@@ -99,6 +99,13 @@ export interface SimulationBase {
   /** The bursts run so far (intermittent workloads), in start order. */
   burstCosts(): BurstCost[]
   stats(): SimStats
+  /**
+   * The plugged model's own view (ks_sim_model_view_get, one wasm call): `request` writes
+   * the model's request at `at` (a block of at least `bytes`, reused between calls), the
+   * core writes the view over it; returns `at`. Valid until the next call on the run.
+   * For the per-model bridges; throws KscopeError (NOT_FOUND) if the model has no views.
+   */
+  modelView(bytes: number, request: (v: Views, at: number) => void): number
   /** JS->wasm calls made so far (tests check the per-frame budget). */
   wasmCalls(): number
   /** Releases the C objects; the Simulation cannot be used afterwards. */
@@ -142,6 +149,8 @@ export interface SimInternals {
   readonly scratch: number
   /** Throws if the simulation was freed. */
   live(): void
+  /** SimulationBase.modelView: the model's own view, one wasm call. */
+  modelView(bytes: number, request: (v: Views, at: number) => void): number
   /** Counts n JS->wasm calls (wasmCalls()). */
   countCalls(n: number): void
   /** The current step. */
@@ -231,6 +240,22 @@ function bindSimulation<M extends object>(ctx: WasmContext, h: SimHandles, attac
 
   const live = () => {
     if (freed) throw new KscopeError(KsStatus.INVALID_ARG, 'simulation already freed', 'Simulation')
+  }
+  /** modelView's block, grown on demand. */
+  let viewBlock = 0
+  let viewBytes = 0
+  const modelView = (bytes: number, request: (v: Views, at: number) => void): number => {
+    live()
+    if (bytes > viewBytes) {
+      if (viewBlock) mod._free(viewBlock)
+      viewBlock = mod._malloc(bytes)
+      viewBytes = viewBlock ? bytes : 0
+      if (!viewBlock) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
+    }
+    request(views(), viewBlock)
+    calls++
+    check(mod._ks_sim_model_view_get(sim, viewBlock, viewBytes), 'ks_sim_model_view_get')
+    return viewBlock
   }
   const remember = (events: SimEvent[]) => {
     recent = recent.concat(events).slice(-RECENT_EVENTS)
@@ -370,12 +395,15 @@ function bindSimulation<M extends object>(ctx: WasmContext, h: SimHandles, attac
       return decodeStats(views(), scratch + S_STATS)
     },
 
+    modelView,
+
     wasmCalls: () => calls,
 
     free() {
       if (freed) return
       freed = true
       for (const fn of onFree) fn()
+      if (viewBlock) mod._free(viewBlock)
       h.releaseCore()
     },
   }
@@ -385,6 +413,7 @@ function bindSimulation<M extends object>(ctx: WasmContext, h: SimHandles, attac
     sim,
     scratch,
     live,
+    modelView,
     countCalls: (n) => {
       calls += n
     },

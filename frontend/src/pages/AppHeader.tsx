@@ -1,6 +1,6 @@
 /* The header every page shares: the name, the page tabs, then the page's own controls. */
 import type { ReactNode, MouseEvent } from 'react'
-import { hrefFor, type PageName } from '../core/shared/route'
+import { DEFAULT_LESSON, hrefFor, type PageName } from '../core/shared/route'
 
 export interface AppHeaderProps {
   page: PageName
@@ -16,8 +16,9 @@ const PAGES: { page: PageName; label: string; title: string }[] = [
   { page: 'topology', label: 'Topology', title: 'The machine: sockets, NUMA nodes, L3 caches, cores and CPUs' },
   { page: 'simulate', label: 'Simulate', title: 'A modelled scheduler running a workload on the machine, event by event' },
   { page: 'traces', label: 'Traces', title: 'Real kernel traces (MEASURED): upload, open locally, replay on a timeline' },
-  { page: 'lesson', label: 'mm_cid lesson', title: 'Why 7e019dc (v6.13) keeps RSEQ concurrency IDs cache-local for intermittent workloads' },
-  { page: 'learn', label: 'Step by step', title: 'The mm_cid lesson as steps: narration, predict-next quizzes, bug toggles; presenter mode from there' },
+  // The first model's lesson page and its step-by-step lesson (route.ts: PAGE_PATHS).
+  { page: 'lesson', label: `${DEFAULT_LESSON} lesson`, title: "The model's own page: one run, every control, the allocator's narration step by step" },
+  { page: 'learn', label: 'Step by step', title: 'The lesson as steps: narration, predict-next quizzes, bug toggles; presenter mode from there' },
 ]
 
 export function AppHeader({ page, preset, navigate, compact = false, children }: AppHeaderProps) {

@@ -4,9 +4,8 @@
  */
 import { useMemo } from 'react'
 import { positionFromSearch } from '../core/lesson/lesson_route'
-import { LESSON_VIEWS } from '../core/lesson/lesson_types'
 import { lessonRouteOf, useAppLocation } from '../core/shared/route'
-import { LessonPlayer } from '../views/lesson/LessonPlayer'
+import { LessonPlayer, lessonModel } from '../views/lesson/LessonPlayer'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
@@ -15,15 +14,16 @@ const ignore = () => {}
 export function EmbedPage() {
   const loc = useAppLocation()
   const route = lessonRouteOf(loc.pathname)
-  const id = route?.lesson ?? 'mm_cid'
+  const id = route?.lesson ?? ''
   const data = useLessonData(id)
   const position = useMemo(() => ({ ...positionFromSearch(id, loc.search), step: route?.step ?? 0 }), [id, loc.search, route?.step])
   if (!data.lesson) return <LessonError message={data.error} />
   if (position.step >= data.lesson.steps.length) {
     return <LessonError message={`${id}.lesson.json: step ${position.step} does not exist (steps 0-${data.lesson.steps.length - 1})`} />
   }
-  if (position.view && !(LESSON_VIEWS as readonly string[]).includes(position.view)) {
-    return <LessonError message={`view "${position.view}" is not a lesson view (one of: ${LESSON_VIEWS.join(', ')})`} />
+  const views = lessonModel(data.lesson).views.ids
+  if (position.view && !views.includes(position.view)) {
+    return <LessonError message={`view "${position.view}" is not a lesson view (one of: ${views.join(', ')})`} />
   }
   return <LessonPlayer lesson={data.lesson} position={position} onNavigate={ignore} mode="embed" />
 }

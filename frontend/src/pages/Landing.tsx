@@ -6,6 +6,8 @@
  */
 import type { MouseEvent } from 'react'
 import { lessonIds, loadLesson } from '../core/lesson/lesson_data'
+import { DEFAULT_LESSON } from '../core/shared/route'
+import { MODEL_IDS } from 'virtual:models'
 import { AppHeader } from './AppHeader'
 import './landing.css'
 
@@ -25,6 +27,8 @@ interface LessonLink {
   id: string
   title: string
   steps: number
+  /** Its model (whose own page is /lesson/<model>). */
+  model: string
 }
 
 function shippedLessons(): LessonLink[] {
@@ -32,7 +36,7 @@ function shippedLessons(): LessonLink[] {
   for (const id of lessonIds()) {
     try {
       const l = loadLesson(id)
-      out.push({ id, title: l.title, steps: l.steps.length })
+      out.push({ id, title: l.title, steps: l.steps.length, model: l.model })
     } catch {
       // A broken lesson file is reported on its own page; the landing page lists the rest.
     }
@@ -43,7 +47,7 @@ function shippedLessons(): LessonLink[] {
 /** What kscope is and where to start: one paragraph, the lessons, the trace workbench. */
 export function LandingIntro({ navigate }: { navigate: Navigate }) {
   const lessons = shippedLessons()
-  const first = lessons.find((l) => l.id === 'mm_cid') ?? lessons[0]
+  const first = lessons.find((l) => l.id === DEFAULT_LESSON) ?? lessons[0]
   return (
     <section className="landing-intro" aria-label="About kscope" data-testid="landing-intro">
       <p className="landing-what">
@@ -61,7 +65,7 @@ export function LandingIntro({ navigate }: { navigate: Navigate }) {
               <AppLink href={`/learn/${first.id}`} navigate={navigate} testid="start-lesson">
                 the {first.id} lesson, {first.steps} steps
               </AppLink>
-              {' '}— {first.title}. Also as one <AppLink href="/lesson/mm_cid" navigate={navigate}>free-running page</AppLink>
+              {' '}— {first.title}. Also as one <AppLink href={`/lesson/${first.model}`} navigate={navigate}>free-running page</AppLink>
               {lessons.length > 1 && <> · more: {lessons.filter((l) => l !== first).map((l, i) => (
                 <span key={l.id}>{i > 0 && ', '}<AppLink href={`/learn/${l.id}`} navigate={navigate}>{l.id} ({l.steps} steps)</AppLink></span>
               ))}</>}
@@ -91,8 +95,12 @@ export function NotFoundPage({ navigate, path }: { navigate: Navigate; path: str
         <p>Try one of these:</p>
         <ul>
           <li><AppLink href="/" navigate={navigate}>Home</AppLink>: what kscope is, where to start, and the machine's topology</li>
-          <li><AppLink href="/learn/mm_cid" navigate={navigate}>The mm_cid lesson, step by step</AppLink></li>
-          <li><AppLink href="/lesson/mm_cid" navigate={navigate}>The mm_cid lesson as one page</AppLink></li>
+          {MODEL_IDS.map((id) => (
+            <li key={`learn-${id}`}><AppLink href={`/learn/${id}`} navigate={navigate}>The {id} lesson, step by step</AppLink></li>
+          ))}
+          {MODEL_IDS.map((id) => (
+            <li key={`lesson-${id}`}><AppLink href={`/lesson/${id}`} navigate={navigate}>The {id} lesson as one page</AppLink></li>
+          ))}
           <li><AppLink href="/simulate" navigate={navigate}>Simulate</AppLink>: a modelled scheduler, event by event</li>
           <li><AppLink href="/traces" navigate={navigate}>Traces</AppLink>: real kernel traces</li>
           <li><AppLink href="/join" navigate={navigate}>Join a room</AppLink> with a code</li>

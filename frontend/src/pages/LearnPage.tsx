@@ -1,11 +1,11 @@
 /*
  * /learn/<id>?step=N: a lesson step by step, for one student (solo). The step
  * and the toggles live in the URL; ← / → / space move, t flips the step's
- * toggle. Links to presenter mode and to the free-form /lesson/mm_cid page.
+ * toggle. Links to presenter mode and to the free-form /lesson/<model> page.
  */
 import { useEffect, useRef } from 'react'
 import { useUrlPosition } from '../core/lesson/lesson_route'
-import { appHref, lessonRouteOf, useAppLocation } from '../core/shared/route'
+import { appHref, lessonRouteOf, useAppLocation, DEFAULT_LESSON } from '../core/shared/route'
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
 import { isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { AppHeader } from './AppHeader'
@@ -13,7 +13,7 @@ import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
 export function LearnPage({ navigate, standalone = false }: { navigate: (href: string) => void; standalone?: boolean }) {
-  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? 'mm_cid'
+  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? DEFAULT_LESSON
   const data = useLessonData(id)
   const [position, setPosition] = useUrlPosition('learn', id)
   const digits = useRef<DigitBuffer>({ text: '', at: 0 })

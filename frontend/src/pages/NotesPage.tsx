@@ -7,13 +7,13 @@
 import { useEffect, useRef, useState } from 'react'
 import { openLessonChannel, type LessonChannel } from '../core/lesson/lesson_channel'
 import type { LessonPosition } from '../core/lesson/lesson_position'
-import { lessonRouteOf, useAppLocation } from '../core/shared/route'
+import { lessonRouteOf, useAppLocation, DEFAULT_LESSON } from '../core/shared/route'
 import { stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { LessonError } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
 export function NotesPage() {
-  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? 'mm_cid'
+  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? DEFAULT_LESSON
   const data = useLessonData(id)
   const [position, setPosition] = useState<LessonPosition | null>(null)
   const channel = useRef<LessonChannel | null>(null)

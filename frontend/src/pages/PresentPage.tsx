@@ -13,7 +13,7 @@ import { openLessonChannel, type LessonChannel } from '../core/lesson/lesson_cha
 import type { LessonPosition } from '../core/lesson/lesson_position'
 import { useUrlPosition } from '../core/lesson/lesson_route'
 import type { Lesson } from '../core/lesson/lesson_types'
-import { appHref, lessonRouteOf, useAppLocation } from '../core/shared/route'
+import { appHref, lessonRouteOf, useAppLocation, DEFAULT_LESSON } from '../core/shared/route'
 import { LessonPlayer, type QuizBinding } from '../views/lesson/LessonPlayer'
 import { KEY_HELP, isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { LessonError } from './lesson/LessonError'
@@ -131,7 +131,7 @@ export function usePresenterPosition(id: string): [LessonPosition, (p: LessonPos
 }
 
 export function PresentPage() {
-  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? 'mm_cid'
+  const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? DEFAULT_LESSON
   const data = useLessonData(id)
   const [position, onNavigate] = usePresenterPosition(id)
   if (!data.lesson) return <LessonError message={data.error} />

@@ -7,6 +7,7 @@
  * connection reconnects and catches up by itself (core/room_client.ts).
  * A room whose lesson this build does not ship shows the step number only.
  */
+import { DEFAULT_LESSON } from '../core/shared/route'
 import { useCallback, useEffect, useMemo, useRef } from 'react'
 import type { LessonPosition } from '../core/lesson/lesson_position'
 import { followerClientId } from '../core/rooms/rooms_api'
@@ -21,7 +22,7 @@ import '../views/room/room.css'
 export function RoomPage({ code }: { code: string; navigate: (href: string) => void }) {
   const clientId = useMemo(() => followerClientId(), [])
   const { client, state } = useRoomClient({ code, role: 'follower', clientId })
-  const data = useLessonData(state?.lesson ?? state?.latest?.lesson ?? 'mm_cid')
+  const data = useLessonData(state?.lesson ?? state?.latest?.lesson ?? DEFAULT_LESSON)
   const onNavigate = useCallback((p: LessonPosition) => client?.explore({ ...p, pointer: null }), [client])
   const onResync = useCallback(() => client?.resync(), [client])
   const digits = useRef<DigitBuffer>({ text: '', at: 0 })

@@ -95,7 +95,7 @@ typedef struct ks_ev_sched_process_exit {
 typedef struct ks_ev_rseq_update {
     int32_t cpu_id;
     int32_t node_id;
-    int32_t mm_cid;
+    int32_t mm_cid;             /* rseq ABI field name */
 } ks_ev_rseq_update;
 
 /* Any other event: offsets into the owning log's text arena. */

@@ -2,8 +2,15 @@
  * kscope/mm_cid.h: what the mm_cid lesson's views read from a simulation that
  * runs the RSEQ concurrency-ID allocator (algo "mm_cid:v6.12", "mm_cid:v6.13",
  * "mm_cid:v6.18"; "+no_recent_cid" / "+task_nr_cpus_allowed" after a 6.13+ variant
- * take one part of 7e019dc out, for teaching; see src/algo/mm_cid.c for the model
+ * take one part of 7e019dc out, for teaching; see src/algo/mm_cid/mm_cid.c for the model
  * and its sources).
+ *
+ * The browser and the backend read all of it through the one generic export,
+ * ks_sim_model_view_get (kscope/sim.h): the caller writes a ks_mm_cid_view_request
+ * at the start of its buffer and gets the view's bytes back in the same buffer
+ * (KS_MM_CID_VIEW_* below say which view and what it writes). The C functions
+ * below are the same views for C callers (the native tests); they are not
+ * exported from the shared library or the wasm module.
  *
  * Per process (named by its tgid) a view can read:
  *
@@ -117,25 +124,25 @@ typedef struct ks_mm_cid_record {
 } ks_mm_cid_record;
 _Static_assert(sizeof(ks_mm_cid_record) == 64, "ks_mm_cid_record: 2 x u64 + 12 x int32");
 
-KS_API int32_t ks_mm_cid_mm_get(const ks_sim *sim, int32_t tgid, ks_mm_cid_mm *out);
+int32_t ks_mm_cid_mm_get(const ks_sim *sim, int32_t tgid, ks_mm_cid_mm *out);
 
 /* which: 0 = mm->cidmask (bit = cid), 1 = mm->cpus_allowed (bit = CPU; all zero on 6.12).
  * Writes (nr_cpu_ids + 7) / 8 bytes; KS_ERR_RANGE if len is smaller. */
 #define KS_MM_CID_MASK_CIDMASK 0
 #define KS_MM_CID_MASK_CPUS_ALLOWED 1
-KS_API int32_t ks_mm_cid_mask_get(const ks_sim *sim, int32_t tgid, int32_t which, uint8_t *out,
+int32_t ks_mm_cid_mask_get(const ks_sim *sim, int32_t tgid, int32_t which, uint8_t *out,
                                   int32_t len);
 
 /* Writes one row per CPU (nr_cpu_ids rows); KS_ERR_RANGE if n is smaller. */
-KS_API int32_t ks_mm_cid_pcpu_get(const ks_sim *sim, int32_t tgid, ks_mm_cid_pcpu *out, int32_t n);
+int32_t ks_mm_cid_pcpu_get(const ks_sim *sim, int32_t tgid, ks_mm_cid_pcpu *out, int32_t n);
 
 /* The allocation log of all processes, oldest first: records [0, count) have sequence
  * numbers first_seq .. first_seq + count - 1 (older ones were dropped to bound memory,
  * or precede a snapshot restored into a fresh simulation). Valid until the next call
  * that steps, seeks or restores sim. */
-KS_API uint32_t ks_mm_cid_log_count(const ks_sim *sim);
-KS_API uint64_t ks_mm_cid_log_first_seq(const ks_sim *sim);
-KS_API const ks_mm_cid_record *ks_mm_cid_log_records(const ks_sim *sim);
+uint32_t ks_mm_cid_log_count(const ks_sim *sim);
+uint64_t ks_mm_cid_log_first_seq(const ks_sim *sim);
+const ks_mm_cid_record *ks_mm_cid_log_records(const ks_sim *sim);
 
 /*
  * The lesson view: everything the mm_cid lesson draws for one process, refreshed by one
@@ -190,14 +197,42 @@ typedef struct ks_mm_cid_lesson {
 _Static_assert(sizeof(ks_mm_cid_lesson) == 152, "ks_mm_cid_lesson: 6 x u64 + 10 x 32 + mm");
 
 /* Bytes ks_mm_cid_lesson_get writes for this simulation (0 if it runs no mm_cid model). */
-KS_API uint32_t ks_mm_cid_lesson_size(const ks_sim *sim);
+uint32_t ks_mm_cid_lesson_size(const ks_sim *sim);
 /* Fills the lesson view of process tgid into out (8-byte aligned); KS_ERR_RANGE if len is
  * below ks_mm_cid_lesson_size, KS_ERR_NOT_FOUND if the simulation runs no mm_cid model. */
-KS_API int32_t ks_mm_cid_lesson_get(ks_sim *sim, int32_t tgid, void *out, uint32_t len);
+int32_t ks_mm_cid_lesson_get(ks_sim *sim, int32_t tgid, void *out, uint32_t len);
 
 /* "KEEP_PCPU_CID", ... ; "?" if out of range. */
-KS_API const char *ks_mm_cid_path_name(int32_t path);
+const char *ks_mm_cid_path_name(int32_t path);
 /* One sentence: what the branch does and what `bound` holds for it. */
-KS_API const char *ks_mm_cid_path_help(int32_t path);
+const char *ks_mm_cid_path_help(int32_t path);
+
+/* ---- ks_sim_model_view_get: the request and what each view writes ---------------------- */
+
+typedef struct ks_mm_cid_view_request {
+    int32_t view;              /* KS_MM_CID_VIEW_* */
+    int32_t tgid;              /* the process, for the per-process views */
+    int32_t arg;               /* MASK: KS_MM_CID_MASK_*; PATH: a ks_mm_cid_path */
+    int32_t reserved;
+} ks_mm_cid_view_request;
+_Static_assert(sizeof(ks_mm_cid_view_request) == 16, "ks_mm_cid_view_request: 4 x int32");
+
+#define KS_MM_CID_VIEW_LESSON_SIZE 0  /* u32: ks_mm_cid_lesson_size */
+#define KS_MM_CID_VIEW_LESSON 1       /* the lesson block of tgid (ks_mm_cid_lesson_get);
+                                         len >= ks_mm_cid_lesson_size */
+#define KS_MM_CID_VIEW_MM 2           /* ks_mm_cid_mm of tgid (ks_mm_cid_mm_get) */
+#define KS_MM_CID_VIEW_MASK 3         /* (nr_cpu_ids + 7) / 8 bytes (ks_mm_cid_mask_get) */
+#define KS_MM_CID_VIEW_PCPU 4         /* nr_cpu_ids ks_mm_cid_pcpu rows (ks_mm_cid_pcpu_get) */
+#define KS_MM_CID_VIEW_LOG 5          /* ks_mm_cid_log_view */
+#define KS_MM_CID_VIEW_PATH 6         /* "NAME\0help\0" of path arg (ks_mm_cid_path_name/_help) */
+
+/* Where the allocation log is (ks_mm_cid_log_first_seq / _count / _records in one). */
+typedef struct ks_mm_cid_log_view {
+    uint64_t first_seq;
+    uint64_t records;          /* address of the first record (a pointer, widened) */
+    uint32_t count;
+    uint32_t reserved;
+} ks_mm_cid_log_view;
+_Static_assert(sizeof(ks_mm_cid_log_view) == 24, "ks_mm_cid_log_view: 2 x u64 + 2 x u32");
 
 #endif

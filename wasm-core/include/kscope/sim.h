@@ -7,7 +7,8 @@
  * seeded RNG lives in the state, so the same (topology, workload, seed, algo)
  * gives the same event stream natively and in wasm.
  *
- * Algorithm models (mm_cid, cpupri, sheaves, cache-aware balancing) plug into
+ * Algorithm models (src/algo/<name>/: concurrency ids, cpupri, SLUB sheaves,
+ * cache-aware balancing) plug into
  * the scheduler's hook points through a small ops table (src/sched/sched_ops.h),
  * selected by name in ks_sim_config.algo.
  *
@@ -57,7 +58,7 @@ typedef struct ks_sim_task {
     int32_t policy;        /* KS_SCHED_* */
     int32_t prio;          /* kernel prio: 0..99 RT (lower is higher), 100..139 normal */
     int32_t nr_cpus_allowed;
-    int32_t mm_cid;        /* from the plugged algorithm; -1 if none */
+    int32_t mm_cid;        /* rseq ABI field rseq->mm_cid: the plugged model's cid; -1 if none */
     uint64_t vruntime_ns;
     uint64_t sum_exec_ns;
     char comm[KS_COMM_LEN];
@@ -81,8 +82,8 @@ _Static_assert(sizeof(ks_sim_frame) == 48, "ks_sim_frame header: 48 bytes");
 
 typedef struct ks_sim_config {
     uint64_t seed;
-    const char *algo;           /* NULL/"none", e.g. "mm_cid:v6.13", or "auto": mm_cid:v6.18
-                                 * when a process registers rseq, else none (sim.c) */
+    const char *algo;           /* NULL/"none", "<model>:<variant>", or "auto": the registry's
+                                 * model when a process registers rseq, else none (sim.c) */
     ks_cache_params cache;      /* eviction parameters (ks_cache_default_params) */
 } ks_sim_config;
 
@@ -95,7 +96,7 @@ KS_API int32_t ks_sim_new(const ks_topology *topo, const char *workload_json, in
 KS_API void ks_sim_free(ks_sim *sim);
 
 /* The algorithm the simulation runs, as ks_sim_config.algo names it, with "auto" resolved
- * (e.g. "mm_cid:v6.18" or "none"); valid while the simulation lives. */
+ * ("<model>:<variant>" or "none"); valid while the simulation lives. */
 KS_API const char *ks_sim_algo_name(const ks_sim *sim);
 
 /* Produces the next event into *out; *produced = 0 when the workload has finished. */
@@ -162,6 +163,15 @@ _Static_assert(sizeof(ks_burst_cost) == 32, "ks_burst_cost: u64 + 4 x int32 + u6
  * the next call that steps, seeks or restores sim. */
 KS_API uint32_t ks_sim_burst_count(const ks_sim *sim);
 KS_API const ks_burst_cost *ks_sim_burst_costs(const ks_sim *sim);
+
+/* The plugged model's own views, the one export every model shares: buf starts with the
+ * request the model's decoder writes (its first int32 names the view; each model's
+ * header, include/kscope/<model>.h, says what the rest of the request is and what
+ * each view writes), and the view's bytes are written over it. KS_ERR_NOT_FOUND when the
+ * model has no views (or the view names nothing), KS_ERR_RANGE when len is too small for
+ * the request or the view, KS_ERR_INVALID_ARG for a NULL buffer. Pointers in a view are
+ * valid until the next call that steps, seeks or restores sim. */
+KS_API int32_t ks_sim_model_view_get(ks_sim *sim, void *buf, uint32_t len);
 
 /* Whole-machine snapshot: size, save, restore (same workload and topology). */
 KS_API uint32_t ks_sim_snapshot_size(const ks_sim *sim);

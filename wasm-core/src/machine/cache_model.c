@@ -3,7 +3,7 @@
  * objects lives, and what a load or store of it costs.
  *
  * The problem. The seed patches are about data that is in the wrong cache at
- * the wrong time: an mm_cid's 16 KiB data area that went cold (or sits in
+ * the wrong time: a concurrency id's 16 KiB data area that went cold (or sits in
  * another LLC) by the time a thread runs again (seed 000), a cpupri mask that
  * every CPU reads while a few CPUs keep writing it (seed 001, perf c2c's HITM
  * table), a barn->lock bouncing between sockets (seed 002). To teach them we

@@ -3,13 +3,13 @@
  * balancing, modelled on kernel/sched/{core,fair,rt}.c and recording the same
  * tracepoints the kernel would.
  *
- * The problem. A teaching view of a scheduler patch (mm_cid, cpupri, cache-aware
- * placement) needs a scheduler underneath that makes the same *kinds* of
+ * The problem. A teaching view of a scheduler patch (concurrency ids, cpupri,
+ * cache-aware placement) needs a scheduler underneath that makes the same *kinds* of
  * decisions Linux makes — where a woken task lands, when it preempts, when a
  * balancer pulls it elsewhere — with every decision visible as a trace event.
  * It does not need Linux's exact arithmetic. So this is a small, readable
  * scheduler with the kernel's shape and names (the call sites and function
- * names of kernel/sched as of v6.12/v6.13, the kernels of the mm_cid seeds),
+ * names of kernel/sched as of v6.12/v6.13, the kernels of the first seeds),
  * and each simplification is stated where it is made.
  *
  * The model.
@@ -168,18 +168,19 @@ static void emit_exit(ks_sim *s, uint32_t type, int32_t cpu, int32_t task)
     e->group_dead = type == KS_EV_SCHED_PROCESS_EXIT ? is_last_thread(s, task) : -1;
 }
 
-int32_t sched_task_mm_cid(const ks_sim *s, int32_t task)
+int32_t sched_task_rseq_cid(const ks_sim *s, int32_t task)
 {
-    return s->ops->mm_cid ? s->ops->mm_cid(s->algo, s, task) : -1;
+    return s->ops->rseq_cid ? s->ops->rseq_cid(s->algo, s, task) : -1;
 }
 
-/* rseq_update on the return to user space after a switch: cpu_id, node_id, mm_cid. */
+/* rseq_update on the return to user space after a switch: cpu_id, node_id and the
+ * concurrency id the plugged model gives. */
 static void emit_rseq(ks_sim *s, int32_t cpu, int32_t task)
 {
     ks_ev_rseq_update *e = &sched_emit(s, KS_EV_RSEQ_UPDATE, cpu)->u.rseq_update;
     e->cpu_id = cpu;
     e->node_id = s->cpu_info[cpu].node;
-    e->mm_cid = sched_task_mm_cid(s, task);
+    e->mm_cid = sched_task_rseq_cid(s, task);   /* rseq ABI field */
 }
 
 /* ---- accounting and the CPU timer --------------------------------------- */
@@ -284,7 +285,7 @@ static int32_t select_idle_sibling(const ks_sim *s, int32_t task, int32_t prev)
 
 /* find_lowest_rq(): the allowed CPU at the lowest cpupri level below the task's
  * priority, prev first, then the nearest; -1 if every allowed CPU runs higher RT. */
-static int32_t find_lowest_rq(const ks_sim *s, int32_t task, int32_t prev)
+int32_t sched_find_lowest_rq(const ks_sim *s, int32_t task, int32_t prev)
 {
     const sim_task *p = &s->tasks[task];
     const cpumask *allowed = task_mask(s, task);
@@ -310,7 +311,20 @@ static int32_t find_lowest_rq(const ks_sim *s, int32_t task, int32_t prev)
     return nearest_in(s, &lowest, prev);
 }
 
-static int32_t select_task_rq_rt(const ks_sim *s, int32_t task, int32_t prev)
+/* The placement family's RT hook (a cpupri model) if the algorithm has one, else the
+ * core's search; an answer outside the task's allowed CPUs (other than -1, "none") is
+ * the core's search too. */
+static int32_t find_lowest_rq(ks_sim *s, int32_t task, int32_t prev)
+{
+    if (s->ops->find_lowest_rq) {
+        int32_t cpu = s->ops->find_lowest_rq(s->algo, s, task, prev);
+        if (cpu == -1 || (cpu >= 0 && cpu < s->nr_cpus && cpumask_test(task_mask(s, task), cpu)))
+            return cpu;
+    }
+    return sched_find_lowest_rq(s, task, prev);
+}
+
+static int32_t select_task_rq_rt(ks_sim *s, int32_t task, int32_t prev)
 {
     const sim_task *p = &s->tasks[task];
     if (!cpumask_test(task_mask(s, task), prev)) {
@@ -788,4 +802,23 @@ int32_t sched_move_queued_task(ks_sim *sim, int32_t task, int32_t dst_cpu)
     move_queued_task(sim, task, dst_cpu, dst_cpu);
     check_preempt_curr(sim, dst_cpu, task);
     return KS_OK;
+}
+
+/* ---- the allocator family (SLUB) ------------------------------------------ */
+
+int32_t sched_kmem_cache_alloc(ks_sim *s, int32_t cpu, int32_t task, int32_t cache, uint32_t size)
+{
+    if (cpu < 0 || cpu >= s->nr_cpus || task < -1 || task >= s->core.nr_tasks || cache < 0)
+        return -1;
+    return s->ops->kmem_cache_alloc ? s->ops->kmem_cache_alloc(s->algo, s, cpu, task, cache, size)
+                                    : -1;
+}
+
+void sched_kmem_cache_free(ks_sim *s, int32_t cpu, int32_t task, int32_t cache, int32_t object)
+{
+    if (cpu < 0 || cpu >= s->nr_cpus || task < -1 || task >= s->core.nr_tasks || cache < 0 ||
+        object < 0)
+        return;
+    if (s->ops->kmem_cache_free)
+        s->ops->kmem_cache_free(s->algo, s, cpu, task, cache, object);
 }

@@ -253,7 +253,7 @@ void driver_arm_starts(ks_sim *s)
  *             never changes (bursts drift by their own µs, far below delay).
  *   end       a thread done with its loops spins on test_stop until all are done
  *             (the exit rendezvous: it stays on its CPU, keeps its cid, and its
- *             ticks run the mm_cid scan), then every thread exits.
+ *             ticks run the model's periodic work), then every thread exits.
  *
  * Timers fire on the CPU the thread sleeps on, as poll()'s hrtimer does, and the
  * thread wakes there (it is pinned). Not modelled: poll()'s timer slack (50 µs
@@ -341,13 +341,13 @@ static int32_t area_object(ks_sim *s, int32_t task, int32_t index)
     return *obj;
 }
 
-/* The index the thread reads from rseq now: its mm_cid, or its cpu_id (also when
- * there is no cid model: the benchmark's cpu_id build). */
+/* The index the thread reads from rseq now: its concurrency id, or its
+ * cpu_id (also when the model gives no cid: the benchmark's cpu_id build). */
 static int32_t burst_index(const ks_sim *s, int32_t task)
 {
     int32_t index = s->tasks[task].cpu;
     if (spec_of(s, task)->index_by_cid) {
-        int32_t cid = sched_task_mm_cid(s, task);
+        int32_t cid = sched_task_rseq_cid(s, task);
         if (cid >= 0 && cid < s->nr_cpus)
             index = cid;
     }
@@ -542,10 +542,10 @@ static void fork_child_done(ks_sim *s, int32_t task)
  * sched_setaffinity() -> __set_cpus_allowed_ptr() -> __do_set_cpus_allowed()
  * (kernel/sched/core.c): the thread's cpus_mask and nr_cpus_allowed change; from
  * 7e019dc on, __do_set_cpus_allowed() also calls mm_set_cpus_allowed(), which ORs
- * the new mask into the mm's cpus_allowed (ops->set_cpus_allowed; the mm_cid model
- * does that for 6.13+). A sleeping thread left off its allowed CPUs moves when it
- * next wakes: select_task_rq() picks an allowed CPU and set_task_cpu() runs the
- * mm_cid migrate hook (sched_mm_cid_migrate_to), as in the kernel, where
+ * the new mask into the mm's cpus_allowed (ops->set_cpus_allowed: the
+ * model does what its kernel version does). A sleeping thread left off its allowed
+ * CPUs moves when it next wakes: select_task_rq() picks an allowed CPU and
+ * set_task_cpu() runs the model's migrate hook, as in the kernel, where
  * affine_move_task() only moves running or queued tasks.
  * Simplified: a thread that is running or queued when its repin is due is not moved
  * by the migration stopper at once; it finishes its burst on its CPU and moves at its

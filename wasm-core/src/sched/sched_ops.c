@@ -2,13 +2,15 @@
  * The algorithm registry, and the "none" algorithm.
  *
  * ks_sim_config.algo names an entry here, optionally with a variant after a
- * colon ("mm_cid:v6.13" selects the ops named "mm_cid" and passes "v6.13" to
- * its init). "none" is the plain scheduler of core.c with no hook: tasks have
- * no concurrency id (mm_cid -1 in rseq_update), which is what a kernel
- * without CONFIG_SCHED_MM_CID, or before Linux 6.3, reports.
+ * colon ("<name>:<variant>" selects the ops named <name> and passes <variant>
+ * to its init). "none" is the plain scheduler of core.c with no hook: tasks
+ * have no concurrency id (-1 in rseq_update), which is what a kernel without
+ * concurrency ids (before Linux 6.3) reports.
  *
- * An algorithm file in src/algo/ defines its `const ks_sched_ops` and adds one
- * line to `registry` below.
+ * An algorithm's folder src/algo/<name>/ defines its `const ks_sched_ops` and
+ * adds one line to `registry` below (and its extern); the lines marked
+ * "registry" are the only ones in the generic core that name a model
+ * (scripts/check-c-layering.mjs checks that).
  */
 #include <string.h>
 
@@ -18,11 +20,11 @@ static const ks_sched_ops none_ops = {
     .name = "none",
 };
 
-extern const ks_sched_ops mm_cid_ops;       /* src/algo/mm_cid.c */
+extern const ks_sched_ops mm_cid_ops;       /* registry: src/algo/mm_cid/ */
 
 static const ks_sched_ops *const registry[] = {
     &none_ops,
-    &mm_cid_ops,
+    &mm_cid_ops,                            /* registry */
 };
 
 const ks_sched_ops *sched_ops_find(const char *algo, const char **variant)
@@ -36,4 +38,13 @@ const ks_sched_ops *sched_ops_find(const char *algo, const char **variant)
         if (strlen(registry[i]->name) == len && strncmp(registry[i]->name, algo, len) == 0)
             return registry[i];
     return NULL;
+}
+
+/* "auto" for a workload with a process that registers rseq: every kernel since 6.3 built
+ * with concurrency ids (default y wherever rseq is built in; Debian's 6.12 and 7.x
+ * configs have them) gives each thread a cid and reports it in rseq_update, so such a
+ * workload runs the newest cid model (this machine's 6.18). */
+const char *sched_ops_auto_rseq(void)
+{
+    return "mm_cid:v6.18";                  /* registry: the auto choice */
 }

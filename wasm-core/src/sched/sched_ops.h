@@ -3,30 +3,38 @@
  * struct sched_class — plus the read-only view of the scheduler they may use.
  *
  * The scheduler core (core.c) calls these hooks where the kernel calls the
- * corresponding code, so a model can follow upstream closely. For the mm_cid
- * family (Linux 6.12 / 6.13, src/algo/mm_cid.c):
+ * corresponding code, so a model can follow upstream closely. The families:
  *
- *     hook               kernel call site                      mm_cid model
- *     ----------------   -----------------------------------   ------------------------------
- *     task_fork          sched_fork() / copy_process()         sched_mm_cid_fork, mm_init_cid
- *                        (parent -1: a task that exists at t=0) (mm_users++ when mm is shared)
- *     task_exit          do_exit()                             sched_mm_cid_exit_signals
- *     switch_to          context_switch() -> switch_mm_cid()   mm_cid_put_lazy(prev),
- *                                                              mm_cid_snapshot_time,
- *                                                              mm_cid_get(next)
- *     migrate            activate_task(ENQUEUE_MIGRATED)       sched_mm_cid_migrate_to (from the
- *                        after set_task_cpu()                  migrate_from CPU)
- *     set_cpus_allowed   __do_set_cpus_allowed()               mm_set_cpus_allowed (6.13)
- *     tick               sched_tick() -> task_tick_mm_cid()    task_mm_cid_work scan (every
- *                        (on CPUs running a task)              MM_CID_SCAN_DELAY; run in place)
- *     mm_cid             t->mm_cid, read by rseq on return     the cid reported in rseq_update
- *                        to user space                         and used by index_by "mm_cid"
+ *     family      hook               kernel call site
+ *     ----------  -----------------  ----------------------------------------------
+ *     lifecycle   task_fork          sched_fork() / copy_process() (parent -1: a task
+ *                                    that exists at t=0)
+ *                 task_exit          do_exit()
+ *                 switch_to          context_switch()
+ *                 migrate            activate_task(ENQUEUE_MIGRATED) after set_task_cpu()
+ *                 set_cpus_allowed   __do_set_cpus_allowed()
+ *                 tick               sched_tick() (on CPUs running a task)
+ *     placement   select_cpu         select_task_rq(): override wakeup/fork placement
+ *                 find_lowest_rq     find_lowest_rq() -> cpupri_find(): the RT target of
+ *                                    select_task_rq_rt and push_rt_task (the pull side
+ *                                    scans the overloaded CPUs, as pull_rt_task does)
+ *     balancing   balance            sched_balance_domains() for one CPU: replace the
+ *                                    periodic balance
+ *     allocator   kmem_cache_alloc   slab_alloc_node() on a CPU (SLUB's per-CPU sheaves)
+ *                 kmem_cache_free    slab_free() on a CPU
+ *     user ABI    rseq_cid           the concurrency id rseq reports to user space
+ *                                    (rseq's concurrency-id field, and rseq_update's);
+ *                                    also what a workload's index_by reads
+ *     views       view_get           ks_sim_model_view_get: bytes the model's own
+ *                                    decoder (frontend, backend) reads
+ *     replay      grow               the trace-replay host (replay.c) grew its task or
+ *                                    mm capacity: enlarge per-task / per-mm tables
  *
- * Other families use select_cpu (override wakeup placement: cache-aware
- * scheduling) and balance (replace the periodic balance of one CPU).
+ * Each model's folder (src/algo/<name>/) says which kernel function each hook
+ * stands for in its own header comment.
  *
- * Every hook is optional (NULL = nothing to do). Tasks and CPUs are dense
- * indices: task 0..sched_max_tasks()-1 (tid = sched_task_tid()), CPU
+ * Every hook is optional (NULL = nothing to do, or the core's default). Tasks and
+ * CPUs are dense indices: task 0..sched_max_tasks()-1 (tid = sched_task_tid()), CPU
  * 0..sched_nr_cpus()-1, mm 0..sched_max_mms()-1 (one per process). `prev` or
  * `next` is -1 for the idle task. The algorithm's state is one opaque block
  * it allocates in init; snapshots copy it through the three snapshot hooks, so
@@ -47,8 +55,11 @@
 #define SCHED_WF_TTWU 0x08      /* a wakeup */
 #define SCHED_WF_FORK 0x04      /* placing a new task */
 
+/* find_lowest_rq's "use the core's own search" answer */
+#define SCHED_LOWEST_RQ_DEFAULT (-2)
+
 typedef struct ks_sched_ops {
-    const char *name;           /* "none", "mm_cid", ... (the part before ':' in the config) */
+    const char *name;           /* "none", or the model's folder name (the part before ':') */
 
     /* Creates the state (variant: the text after ':' in ks_sim_config.algo, "" if none).
      * Called once the tasks that exist at t=0 are set up, before their task_fork. */
@@ -62,16 +73,57 @@ typedef struct ks_sched_ops {
     void (*set_cpus_allowed)(void *state, ks_sim *sim, int32_t task);
     void (*tick)(void *state, ks_sim *sim, int32_t cpu, int32_t curr);
 
-    /* Periodic balance of one CPU; return 1 if done (the default pull is skipped). */
-    int32_t (*balance)(void *state, ks_sim *sim, int32_t cpu);
+
+    /* ---- placement ---- */
 
     /* May override placement: returns a CPU (must be in the task's cpus_allowed; any
      * other value keeps `chosen`). wake_flags: SCHED_WF_*. */
     int32_t (*select_cpu)(void *state, ks_sim *sim, int32_t task, int32_t prev_cpu,
                           int32_t chosen, int32_t wake_flags);
 
-    /* The task's concurrency id, or -1. */
-    int32_t (*mm_cid)(const void *state, const ks_sim *sim, int32_t task);
+    /* RT placement (cpupri): the CPU an RT task should go to, preferring prev_cpu, among
+     * its allowed CPUs running lower-priority work. Return a CPU in the task's
+     * cpus_allowed, -1 for "none runs lower-priority work", or SCHED_LOWEST_RQ_DEFAULT
+     * (or any other value) for the core's own search (sched_find_lowest_rq). */
+    int32_t (*find_lowest_rq)(void *state, ks_sim *sim, int32_t task, int32_t prev_cpu);
+
+    /* ---- balancing ---- */
+
+    /* Periodic balance of one CPU; return 1 if done (the default pull is skipped). */
+    int32_t (*balance)(void *state, ks_sim *sim, int32_t cpu);
+
+    /* ---- allocator (SLUB) ---- */
+
+    /* task allocates one object of kmem cache `cache` (size bytes) on cpu. Returns the
+     * object's id (>= 0, the model's own numbering: it stands for the pointer the
+     * kmem_cache_alloc tracepoint prints), or -1 when the model has no object. */
+    int32_t (*kmem_cache_alloc)(void *state, ks_sim *sim, int32_t cpu, int32_t task,
+                                int32_t cache, uint32_t size);
+    /* task frees object `object` of cache `cache` on cpu (possibly not the CPU that
+     * allocated it: a remote free). */
+    void (*kmem_cache_free)(void *state, ks_sim *sim, int32_t cpu, int32_t task, int32_t cache,
+                            int32_t object);
+
+    /* ---- what user space sees ---- */
+
+    /* The task's concurrency id as rseq reports it (struct rseq's concurrency-id field),
+     * or -1 when the model gives none. */
+    int32_t (*rseq_cid)(const void *state, const ks_sim *sim, int32_t task);
+
+    /* ---- views ---- */
+
+    /* ks_sim_model_view_get: buf holds the caller's request (the model defines it: at
+     * least its first 4 bytes say which view) and receives the view's bytes, in a format
+     * the model's own decoders read. KS_OK or a KS_ERR_* status (kscope/sim.h). */
+    int32_t (*view_get)(void *state, ks_sim *sim, void *buf, uint32_t len);
+
+    /* ---- the trace-replay host (replay.c) ---- */
+
+    /* The host's capacity grew to sched_max_tasks() tasks and sched_max_mms() mms (from
+     * old_tasks / old_mms): grow per-task and per-mm tables, keep their entries, set the
+     * new ones as init does. 0, or -1 out of memory. The simulator never calls it (its
+     * sizes are fixed by the workload). */
+    int32_t (*grow)(void *state, ks_sim *sim, int32_t old_tasks, int32_t old_mms);
 
     uint32_t (*snapshot_size)(const void *state);
     int32_t (*snapshot_save)(const void *state, void *buf, uint32_t len);
@@ -81,6 +133,8 @@ typedef struct ks_sched_ops {
 /* The registry (sched_ops.c): the ops whose name matches `algo` up to its ':'
  * (NULL or "" = "none"); *variant points past the ':' (or at ""). NULL if unknown. */
 const ks_sched_ops *sched_ops_find(const char *algo, const char **variant);
+/* The algo "auto" resolves to when a process of the workload registers rseq. */
+const char *sched_ops_auto_rseq(void);
 
 /* ---- what a model may read (and the few things it may do) -------------- */
 
@@ -106,6 +160,11 @@ const cpumask *sched_task_cpus_allowed(const ks_sim *sim, int32_t task);
 /* The plugged algorithm's state if the simulation runs `ops`, else NULL (for an
  * algorithm's public view functions, which get only the ks_sim). */
 void *sched_algo_state(const ks_sim *sim, const ks_sched_ops *ops);
+
+/* The core's RT placement (cpupri, one machine-wide priority map): the allowed CPU at
+ * the lowest priority level below the task's, prev_cpu first, then the nearest; -1 if
+ * every allowed CPU runs higher RT work. For find_lowest_rq hooks that refine it. */
+int32_t sched_find_lowest_rq(const ks_sim *sim, int32_t task, int32_t prev_cpu);
 
 /* Adds an access the model made (e.g. to mm->cidmask) to the run's statistics. */
 void sched_note_access(ks_sim *sim, const ks_access_cost *cost);

@@ -143,21 +143,16 @@ static int32_t fail_config(ks_parse_error *err, const char *field, const char *m
     return KS_ERR_NOT_FOUND;
 }
 
-/* "auto": the algorithm a current kernel runs for this workload. Every kernel since 6.3
- * built with CONFIG_SCHED_MM_CID (default y wherever rseq is built in; Debian's 6.12 and
- * 7.x configs have it) gives each thread of a process a concurrency id and reports it in
- * rseq_update. So a workload with a process that registers rseq runs the newest mm_cid
- * model (AUTO_MM_CID, this machine's 6.18); one with none runs "none": no rseq_update is
- * recorded, and no cid can be seen. */
-#define AUTO_MM_CID "mm_cid:v6.18"
-
+/* "auto": the algorithm a current kernel runs for this workload: the registry's choice
+ * for a workload with a process that registers rseq (sched_ops_auto_rseq), "none" for
+ * one without (no rseq_update is recorded, and no cid can be seen). */
 static const char *resolve_algo(const workload *wl, const char *algo)
 {
     if (strcmp(algo, "auto") != 0)
         return algo;
     for (int32_t i = 0; i < wl->nr_procs; i++)
         if (wl->procs[i].rseq)
-            return AUTO_MM_CID;
+            return sched_ops_auto_rseq();
     return "none";
 }
 
@@ -409,7 +404,7 @@ static void fill_frame_task(const ks_sim *s, int32_t t, ks_sim_task *out)
     *out = (ks_sim_task){
         .tid = p->tid, .tgid = p->tgid, .cpu = p->cpu, .state = p->state, .policy = p->policy,
         .prio = p->prio, .nr_cpus_allowed = p->nr_cpus_allowed,
-        .mm_cid = p->state == KS_TASK_DEAD ? -1 : sched_task_mm_cid(s, t),
+        .mm_cid = p->state == KS_TASK_DEAD ? -1 : sched_task_rseq_cid(s, t),
         .vruntime_ns = p->vruntime < 0 ? 0 : (uint64_t)p->vruntime, .sum_exec_ns = p->sum_exec,
     };
     memcpy(out->comm, p->comm, KS_COMM_LEN);
@@ -456,6 +451,15 @@ const ks_sim_frame *ks_sim_frame_get(ks_sim *sim)
 ks_cache *ks_sim_cache(ks_sim *sim)
 {
     return sim ? sim->cache : NULL;
+}
+
+int32_t ks_sim_model_view_get(ks_sim *sim, void *buf, uint32_t len)
+{
+    if (!sim || !buf)
+        return KS_ERR_INVALID_ARG;
+    if (!sim->ops->view_get)
+        return KS_ERR_NOT_FOUND;
+    return sim->ops->view_get(sim->algo, sim, buf, len);
 }
 
 int32_t ks_sim_get_stats(const ks_sim *sim, ks_sim_stats *out)

@@ -59,7 +59,7 @@ typedef struct wl_process {
     int32_t cpus_off;           /* explicit "cpus": offset into workload.cpus */
     int32_t nr_cpus;            /* ... and count; 0 = none given */
     int32_t area_bytes;         /* intermittent */
-    int32_t index_by_cid;       /* intermittent: index_by "mm_cid" */
+    int32_t index_by_cid;       /* intermittent: index by the rseq concurrency id */
     uint64_t delay_ns;          /* intermittent */
     int32_t order_fixed;        /* intermittent: "order": "fixed" (librseq's pacing) */
     int32_t warmup_sweeps;      /* intermittent: unmeasured sweeps before the first burst */
@@ -291,7 +291,15 @@ void sched_wake_new(ks_sim *s, int32_t task, int32_t parent_cpu);
 void sched_set_work(ks_sim *s, int32_t task, uint64_t ns);
 void sched_cpu_timer(ks_sim *s, int32_t cpu);
 void sched_tick(ks_sim *s);
-int32_t sched_task_mm_cid(const ks_sim *s, int32_t task);
+/* The concurrency id the plugged model gives the task (what rseq reports), -1 none. */
+int32_t sched_task_rseq_cid(const ks_sim *s, int32_t task);
+/* The allocator family: task allocates one object of kmem cache `cache` (size bytes) on
+ * cpu, or frees one there, through the model's kmem_cache_alloc / kmem_cache_free hooks.
+ * The object's id (>= 0), or -1 when the model keeps none (no allocator model, or bad
+ * arguments). No workload action calls them yet: the allocator models (SLUB sheaves)
+ * bring the workload actions with them; tests/test_sched_hooks.c drives them. */
+int32_t sched_kmem_cache_alloc(ks_sim *s, int32_t cpu, int32_t task, int32_t cache, uint32_t size);
+void sched_kmem_cache_free(ks_sim *s, int32_t cpu, int32_t task, int32_t cache, int32_t object);
 
 /* ---- driver.c: workload behaviour --------------------------------------- */
 

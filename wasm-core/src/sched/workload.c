@@ -9,7 +9,7 @@
  *       "duration_ms": 2000,
  *       "processes": [
  *         { "kind": "intermittent", "comm": "rseq-bench", "threads": 8,
- *           "placement": "one-per-core", "index_by": "mm_cid", "delay_ms": 200 }
+ *           "placement": "one-per-core", "index_by": "mm_cid", "delay_ms": 200 }  (rseq field)
  *       ]
  *     }
  *
@@ -36,7 +36,8 @@
  *                   "free": every thread may run on all CPUs, or on the "cpus" set
  *     cpus          array of CPU numbers of the topology, optional (see placement)
  *     area_bytes    integer 64..1048576, default 16384: each index's data area
- *     index_by      "cpu" (default) | "mm_cid": which rseq field picks the area
+ *     index_by      "cpu" (default) | "mm_cid": which rseq field (rseq->cpu_id,
+ *                   rseq->mm_cid) picks the area
  *     delay_ms      number >= 0, default 10: the spacing of consecutive bursts
  *     order         "reshuffle" (default): one driver wakes the threads in turn, a new
  *                   random order every round, delay_ms from one burst's end to the next
@@ -389,7 +390,7 @@ static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_proces
                                           "delay_ms", "order", "warmup_sweeps", "loops",
                                           "repin", NULL };
     static const char *const placements[] = { "one-per-core", "free" };
-    static const char *const indexes[] = { "cpu", "mm_cid" };
+    static const char *const indexes[] = { "cpu", "mm_cid" };   /* rseq fields (kernel ABI) */
     static const char *const orders[] = { "reshuffle", "fixed" };
     TRY(check_fields(r, obj, fields));
     int32_t placement, index_by;

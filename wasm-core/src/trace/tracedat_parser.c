@@ -191,6 +191,8 @@ struct ks_tracedat_decoder {
     int32_t waiting;                /* cursor that wants data, -1 none */
     ks_ftrace_decoder *text;        /* latency: the trace text decoder */
     int64_t text_end;               /* end of the latency text (-1: end of file) */
+    uint32_t text_newlines;         /* latency: '\n' fed to the text decoder so far */
+    int64_t text_line_off;          /* latency: file offset of the line being fed (-1: none yet) */
     char *scratch;
 };
 
@@ -586,15 +588,19 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
     static const uint16_t rseq[] = {
         offsetof(ks_event, u.rseq_update.cpu_id), offsetof(ks_event, u.rseq_update.node_id),
         offsetof(ks_event, u.rseq_update.mm_cid) };
+    /* Which slots are comms (bit i: slot i is a char[KS_COMM_LEN]); a format whose field
+       has the other kind (the file's format can say anything) is not read as typed. */
     const uint16_t *at;
     int32_t count;
+    uint32_t comm_slots;
     switch (fmt->type) {
-    case KS_EV_SCHED_SWITCH: at = sw, count = 7; break;
-    case KS_EV_SCHED_WAKING: case KS_EV_SCHED_WAKEUP: case KS_EV_SCHED_WAKEUP_NEW: at = wake, count = 4; break;
-    case KS_EV_SCHED_MIGRATE_TASK: at = mig, count = 5; break;
-    case KS_EV_SCHED_PROCESS_FORK: at = fork, count = 4; break;
-    case KS_EV_SCHED_PROCESS_EXIT: case KS_EV_SCHED_PROCESS_FREE: at = exit, count = 4; break;
-    case KS_EV_RSEQ_UPDATE: at = rseq, count = 3; break;
+    case KS_EV_SCHED_SWITCH: at = sw, count = 7, comm_slots = 1u << 0 | 1u << 4; break;
+    case KS_EV_SCHED_WAKING: case KS_EV_SCHED_WAKEUP: case KS_EV_SCHED_WAKEUP_NEW:
+        at = wake, count = 4, comm_slots = 1u << 0; break;
+    case KS_EV_SCHED_MIGRATE_TASK: at = mig, count = 5, comm_slots = 1u << 0; break;
+    case KS_EV_SCHED_PROCESS_FORK: at = fork, count = 4, comm_slots = 1u << 0 | 1u << 2; break;
+    case KS_EV_SCHED_PROCESS_EXIT: case KS_EV_SCHED_PROCESS_FREE: at = exit, count = 4, comm_slots = 1u << 0; break;
+    case KS_EV_RSEQ_UPDATE: at = rseq, count = 3, comm_slots = 0; break;
     default: return false;
     }
     for (int32_t i = 0; i < count; i++) {
@@ -611,7 +617,9 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
         int32_t n;
         if (!field_bytes(dec, f, rec, &bytes, &n))
             return false;
-        if (f->kind == TD_INT || f->kind == TD_POINTER) {
+        if ((f->kind == TD_INT || f->kind == TD_POINTER) && ((comm_slots >> i) & 1)) {
+            return false;                               /* a number where a comm belongs */
+        } else if (f->kind == TD_INT || f->kind == TD_POINTER) {
             int64_t v = td_read_int(bytes, f->size, dec->big, f->is_signed);
             if (is_state) {
                 memcpy(dst, &v, sizeof v);
@@ -619,6 +627,8 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
                 int32_t v32 = (int32_t)v;
                 memcpy(dst, &v32, sizeof v32);
             }
+        } else if (!((comm_slots >> i) & 1)) {
+            return false;                               /* text where a number belongs */
         } else {                                        /* a comm: char[16] or __data_loc */
             memset(dst, 0, KS_COMM_LEN);
             int32_t len = 0;
@@ -905,10 +915,22 @@ static int32_t add_buffer(ks_tracedat_decoder *dec, const char *name, int64_t of
         dec->cursors = grown;
         dec->cap_cursors = cap;
     }
-    for (int32_t i = 0; i < n; i++)
-        dec->cursors[dec->nr_cursors++] = (td_cursor){ .cpu = cpus[i], .data_off = offs[i],
-                                                       .data_size = sizes[i], .done = sizes[i] <= 0,
+    for (int32_t i = 0; i < n; i++) {
+        /* Offsets and sizes are u64 in the file, read as int64: a block that would start
+           before the file or end past INT64_MAX is not read (never asked for). */
+        bool outside = sizes[i] > 0 && (offs[i] < 0 || offs[i] > INT64_MAX - sizes[i]);
+        if (outside) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "buffer '%.40s' CPU %d: its data block (offset %lld, %lld bytes) "
+                     "lies outside any file; not read", name, cpus[i], (long long)offs[i],
+                     (long long)sizes[i]);
+            note_malformed(dec, dec->pos, "options", msg);
+        }
+        dec->cursors[dec->nr_cursors++] = (td_cursor){ .cpu = cpus[i], .data_off = outside ? 0 : offs[i],
+                                                       .data_size = outside ? 0 : sizes[i],
+                                                       .done = outside || sizes[i] <= 0,
                                                        .buffer = (uint16_t)dec->nr_buffers };
+    }
     dec->nr_buffers++;
     if (dec->stats.nr_cpus < n)
         dec->stats.nr_cpus = n;
@@ -985,7 +1007,8 @@ static int32_t run_records(ks_tracedat_decoder *dec, ks_event_log *sink)
     }
 }
 
-static int32_t feed_text(ks_tracedat_decoder *dec, const char *chunk, int32_t len, ks_event_log *sink);
+static int32_t feed_text(ks_tracedat_decoder *dec, int64_t off, const char *chunk, int32_t len,
+                         ks_event_log *sink);
 
 /* ---- the header steps ---------------------------------------------------------------------------- */
 
@@ -1669,7 +1692,7 @@ static int32_t run_header(ks_tracedat_decoder *dec, ks_event_log *sink)
                 return KS_ERR_NO_MEMORY;
             if (dec->text_end >= 0 && dec->pos >= dec->text_end) {
                 dec->step = ST_DONE;
-                int32_t status = feed_text(dec, NULL, 0, sink);
+                int32_t status = feed_text(dec, dec->pos, NULL, 0, sink);
                 if (status != KS_OK)
                     return status;
                 break;
@@ -1705,6 +1728,7 @@ int32_t ks_tracedat_decoder_new(ks_tracedat_decoder **out)
         return KS_ERR_NO_MEMORY;
     }
     dec->stats.error_offset = -1;
+    dec->text_line_off = -1;
     dec->waiting = -1;
     dec->step = ST_MAGIC;
     need(dec, TD_MAGIC_LEN);                    /* the first want: the magic */
@@ -1741,8 +1765,38 @@ int32_t ks_tracedat_decoder_want(const ks_tracedat_decoder *dec, int64_t *offset
     return KS_OK;
 }
 
-/* Copies latency text through the ftrace text decoder, adding its counts to ours. */
-static int32_t feed_text(ks_tracedat_decoder *dec, const char *chunk, int32_t len, ks_event_log *sink)
+/* File offset where line `line` (1-based, as the text decoder counts) of the latency text
+ * starts, given the chunk just fed at `off` (NULL at finish). The text decoder counts lines,
+ * not bytes; the offset is found here so that it names the line whatever the chunking. */
+static int64_t text_line_offset(const ks_tracedat_decoder *dec, int64_t off, const char *chunk,
+                                int32_t len, int32_t line)
+{
+    uint32_t seen = dec->text_newlines;
+    if (line <= 0 || (uint32_t)line - 1 <= seen)
+        return dec->text_line_off >= 0 ? dec->text_line_off : off;
+    for (int32_t i = 0; chunk && i < len; i++)
+        if (chunk[i] == '\n' && ++seen == (uint32_t)line - 1)
+            return off + i + 1;
+    return off;
+}
+
+/* After a chunk at `off` went to the text decoder: count its newlines, keep where the
+ * unfinished line starts. */
+static void track_text_lines(ks_tracedat_decoder *dec, int64_t off, const char *chunk, int32_t len)
+{
+    if (dec->text_line_off < 0 && len > 0)
+        dec->text_line_off = off;
+    for (int32_t i = 0; i < len; i++)
+        if (chunk[i] == '\n') {
+            dec->text_newlines++;
+            dec->text_line_off = off + i + 1;
+        }
+}
+
+/* Copies latency text (the chunk at file offset `off`) through the ftrace text decoder,
+ * adding its counts to ours. Its first problem is placed at the start of its line. */
+static int32_t feed_text(ks_tracedat_decoder *dec, int64_t off, const char *chunk, int32_t len,
+                         ks_event_log *sink)
 {
     ks_ftrace_stats before, after;
     ks_ftrace_decoder_stats(dec->text, &before);
@@ -1752,8 +1806,13 @@ static int32_t feed_text(ks_tracedat_decoder *dec, const char *chunk, int32_t le
     dec->stats.events += after.events - before.events;
     dec->stats.generic_events += after.generic_events - before.generic_events;
     dec->stats.malformed += after.malformed_lines - before.malformed_lines;
-    if (after.malformed_lines > before.malformed_lines && dec->stats.error_offset < 0)
-        describe(dec, dec->pos, "latency text", after.first_error.message);
+    if (after.malformed_lines > before.malformed_lines && dec->stats.error_offset < 0) {
+        char msg[sizeof after.first_error.message + 48];
+        snprintf(msg, sizeof msg, "line %d of the latency text: %s", (int)after.first_error.line,
+                 after.first_error.message);
+        describe(dec, text_line_offset(dec, off, chunk, len, after.first_error.line), "latency text", msg);
+    }
+    track_text_lines(dec, off, chunk, len);
     return status;
 }
 
@@ -1763,7 +1822,7 @@ static int32_t end_of_file(ks_tracedat_decoder *dec, ks_event_log *sink)
     char msg[128];
     if (dec->step == ST_LATENCY) {
         dec->step = ST_DONE;
-        return dec->text ? feed_text(dec, NULL, 0, sink) : KS_OK;
+        return dec->text ? feed_text(dec, dec->pos, NULL, 0, sink) : KS_OK;
     }
     if (dec->step == ST_RECORDS && dec->waiting >= 0 && dec->cursors[dec->waiting].z) {
         td_cursor *c = &dec->cursors[dec->waiting];
@@ -1818,7 +1877,7 @@ int32_t ks_tracedat_decoder_feed(ks_tracedat_decoder *dec, int64_t offset, const
     dec->stats.bytes_fed += n;
     if (dec->step == ST_LATENCY) {
         dec->pos += n;
-        int32_t status = feed_text(dec, chunk, n, sink);
+        int32_t status = feed_text(dec, dec->pos - n, chunk, n, sink);
         if (status != KS_OK)
             return status;
         return run_header(dec, sink);

@@ -321,6 +321,18 @@ int main(void)
     FIELD(ks_mm_cid_lesson, size);
     FIELD(ks_mm_cid_lesson, mm);
     end();
+    BEGIN(ks_mm_cid_view_request);
+    FIELD(ks_mm_cid_view_request, view);
+    FIELD(ks_mm_cid_view_request, tgid);
+    FIELD(ks_mm_cid_view_request, arg);
+    FIELD(ks_mm_cid_view_request, reserved);
+    end();
+    BEGIN(ks_mm_cid_log_view);
+    FIELD(ks_mm_cid_log_view, first_seq);
+    FIELD(ks_mm_cid_log_view, records);
+    FIELD(ks_mm_cid_log_view, count);
+    FIELD(ks_mm_cid_log_view, reserved);
+    end();
     BEGIN(ks_cpu);
     FIELD(ks_cpu, cpu);
     FIELD(ks_cpu, core);

@@ -256,11 +256,23 @@ def _busy(err: Busy) -> HTTPException:
     return HTTPException(status_code=429, detail=str(err), headers={"Retry-After": err.retry_after})
 
 
-def _refuse_if_busy(gate: Gate, token: str | None) -> None:
-    """429 at once, on the event loop, when the gate is full: a storm of refused requests costs
-    no worker thread (the owner check comes after)."""
+def gate_key(request: Request, token: str | None, share: str | None) -> str:
+    """Whose request this is, for a gate's per-token cap: the caller's own token, or, for a
+    share-link reader, the share token and the client's address. Share readers therefore
+    never use up the owner's slots, and one class reading one link is not one bucket."""
+    if token:
+        return hash_token(token)
+    if share:
+        client = request.client.host if request.client else "?"
+        return f"share:{hash_token(share)}@{client}"
+    return hash_token("")
+
+
+def _refuse_if_busy(gate: Gate, key: str) -> None:
+    """429 at once, on the event loop, when the gate is full for `key` (gate_key): a storm of
+    refused requests costs no worker thread (the owner check comes after)."""
     try:
-        gate.check(hash_token(token or ""))
+        gate.check(key)
     except Busy as err:
         raise _busy(err) from err
 
@@ -281,7 +293,8 @@ async def read_events(request: Request, trace_id: str, store: Store, token: Toke
     header holds the cursor of the next page (pass it as `cursor=`, the other parameters
     unchanged; it replaces t0) and the Link header the next page's URL."""
     gate = gates(request).events
-    _refuse_if_busy(gate, token)
+    key = gate_key(request, token, share)
+    _refuse_if_busy(gate, key)
     rec = await run_in_threadpool(readable, store, trace_id, token, share)
     cpu_list = _int_list(cpus, "cpus")
     type_list = [t for t in types.split(",") if t] if types else None
@@ -299,7 +312,7 @@ async def read_events(request: Request, trace_id: str, store: Store, token: Toke
         return sink.getvalue(), nxt
 
     try:
-        body, nxt = await gate.run(rec.owner_hash, work)
+        body, nxt = await gate.run(key, work)
     except Busy as err:
         raise _busy(err) from err
     except BadCursor as err:
@@ -333,10 +346,11 @@ async def run_sql(request: Request, trace_id: str, body: SqlRequest, store: Stor
     """One read-only SELECT over the DuckDB view `events`, bounded in time (KSCOPE_SQL_TIMEOUT_S,
     fetching and encoding included), rows, bytes and memory; on the SQL threads (KSCOPE_SQL_MAX_CONCURRENT)."""
     gate = gates(request).sql
-    _refuse_if_busy(gate, token)
+    key = gate_key(request, token, share)
+    _refuse_if_busy(gate, key)
     rec = await run_in_threadpool(readable, store, trace_id, token, share)
     try:
-        return _streamed(await gate.run(rec.owner_hash, store.sql_json, rec.id, body.sql), "application/json")
+        return _streamed(await gate.run(key, store.sql_json, rec.id, body.sql), "application/json")
     except Busy as err:
         raise _busy(err) from err
     except SqlRefused as err:

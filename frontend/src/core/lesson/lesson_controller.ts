@@ -32,7 +32,8 @@ import {
   buildClock, burstSource, lastStep, recordsAtStep, stepAtTime, timeOf, nextRecordStep,
   type BurstSource, type LessonClock,
 } from './lesson_timeline'
-import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from './lesson_narrate'
+import { burstInfos, costTotals, narrateStep, type BurstInfo, type CostTotals, type NarrationLine } from '../../models/mm_cid/lesson_narrate'
+import { quiz } from '../../models/mm_cid/quiz'
 import { resolveAt, type QuizRun } from './lesson_quiz'
 import type { LessonAt } from './lesson_types'
 import type { BurstCost, CacheParams, MmCidRecord, MmCidView, RunTimeline, SimEvent, Topology } from '../shared/types'
@@ -171,8 +172,8 @@ export class LessonController extends PlaybackController<LessonState, LessonView
   }
 
   /** Each run's allocation log (the quizzes' and "run to event"'s input). */
-  quizRuns(): QuizRun[] {
-    return this.runs.map((r) => ({ variant: r.variant, records: r.timeline.records, logEnd: r.timeline.logEnd }))
+  quizRuns(): QuizRun<MmCidRecord>[] {
+    return this.runs.map((r) => ({ variant: r.variant, records: r.timeline.records, logEnd: r.timeline.logEnd, quiz }))
   }
 
   /** JS->wasm calls all runs have made (diagnostics; tests check the per-frame budget). */

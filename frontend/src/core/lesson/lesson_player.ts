@@ -1,5 +1,5 @@
 /*
- * The lesson player's store: one LessonController (the /lesson/mm_cid page's
+ * The lesson player's store: one LessonController (the /lesson/<model> page's
  * engine store) driven by a lesson position instead of the address bar. Each
  * step names a scenario and a place in it (lesson_types.ts); the player builds
  * those runs (toggles applied), goes there, and computes the step's quiz answer

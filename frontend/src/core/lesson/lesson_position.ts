@@ -1,5 +1,5 @@
 export interface LessonPosition {
-  lesson: string              // lesson id, e.g. "mm_cid"
+  lesson: string              // lesson id (a file in lessons/)
   step: number                // 0-based step index
   toggles: Record<string, boolean>   // bug-injection toggles on, by toggle id
   view?: string               // optional: the view id the presenter focused

@@ -3,45 +3,38 @@
  * builds (pure functions over the scanned RunTimelines and the lesson clock):
  *
  *   resolveAt      where the step stands: a lesson step, a time, the nth
- *                  allocator record of a path ("run to event"), or the end;
- *   quizAnswer     a predict-next quiz's answer: run the scenario forward from
- *                  the step's instant to thread tid's next allocation decision
- *                  and read its cid (next_cid) or its branch (next_path).
+ *                  record of a path in the model's log ("run to event"), or the end;
+ *   quizAnswer     a predict-next quiz's answer: the run's model
+ *                  (ModelDescriptor.quiz, attached to each run) reads it after the step's
+ *                  instant (e.g. thread tid's next decision, or the branch making it).
  *
  * The lesson file never holds an answer: change the scenario (seed, variant, a
  * toggle) and the answer changes with it (lesson_quiz.test.ts proves it).
  */
 import { lastStep, stepAtTime, stepShowingRecord, timeOf, type LessonClock } from './lesson_timeline'
 import type { LessonAt, LessonEventTarget, LessonQuiz } from './lesson_types'
-import type { MmCidPath, MmCidRecord, RunTimeline } from '../shared/types'
+import type { RunTimeline } from '../shared/types'
+import type { ModelDescriptor, ModelRecord } from '../../models/types'
 
-/** Allocator records that decide the cid a thread runs with (it is switched in, or moved with its cid). */
-export const DECISION_PATHS: readonly MmCidPath[] = ['KEEP_PCPU_CID', 'RECENT_CID', 'EXPAND_MAX_NR_CID', 'FIRST_FREE', 'MIGRATE_TAKEN_FROM_SRC']
-
-/** One run as the quiz and "run to event" read it. */
-export interface QuizRun {
-  variant: 'v6.12' | 'v6.13' | 'v6.18'
-  records: readonly MmCidRecord[]
+/** One run as the quiz and "run to event" read it (records: the model's decision log). */
+export interface QuizRun<R extends ModelRecord = ModelRecord> {
+  variant: string
+  records: readonly R[]
   /** The log's end after each simulator step (RunTimeline.logEnd): when each record becomes visible. */
   logEnd: RunTimeline['logEnd']
+  /** The run's model's quiz kinds and answers (its descriptor's quiz: the controller that built the run attaches it). */
+  quiz: ModelDescriptor['quiz']
 }
 
 /** The run a step-local reference means: the named variant, else the first run. */
-function runOf(runs: readonly QuizRun[], variant: string | undefined): QuizRun | null {
+function runOf<R extends QuizRun<ModelRecord>>(runs: readonly R[], variant: string | undefined): R | null {
   return (variant ? runs.find((r) => r.variant === variant) : runs[0]) ?? null
 }
 
-/** The record an event target names, or null when the run has none. */
-export function findEvent(runs: readonly QuizRun[], e: LessonEventTarget): MmCidRecord | null {
+/** The record an event target names (the run's model finds it in its log), or null when the run has none. */
+export function findEvent<R extends ModelRecord>(runs: readonly QuizRun<R>[], e: LessonEventTarget): R | null {
   const run = runOf(runs, e.variant)
-  if (!run) return null
-  const after = (e.after_ms ?? -1) * 1e6
-  let seen = 0
-  for (const r of run.records) {
-    if (r.path !== e.path || r.ts_ns < after || (e.tid !== undefined && r.tid !== e.tid)) continue
-    if (++seen === e.nth) return r
-  }
-  return null
+  return run ? (run.quiz.findEvent(run, e) as R | null) : null
 }
 
 export type ResolvedAt = { step: number; problem: null } | { step: number; problem: string }
@@ -70,20 +63,20 @@ export interface QuizAnswer {
   answer: string
   /** Whether the answer is one of the choices (a lesson whose choices miss it is shown as such). */
   inChoices: boolean
-  /** The decision the answer was read from. */
-  record: MmCidRecord
+  /** The decision the answer was read from (a record of the model's log). */
+  record: ModelRecord
   variant: string
+  /** Where the model read the answer, in words (after the kernel's name). */
+  source: string
 }
 
-/** The answer of a predict-next quiz at simulated time nowNs, or null if the thread decides nothing more. */
+/** The answer of a predict-next quiz at simulated time nowNs (computed by the quiz kind's model), or null if there is none. */
 export function quizAnswer(quiz: LessonQuiz, runs: readonly QuizRun[], nowNs: number): QuizAnswer | null {
   const run = runOf(runs, quiz.compute.variant)
-  if (!run) return null
-  const tid = quiz.compute.tid
-  const next = run.records.find((r) => r.ts_ns > nowNs && r.tid === tid && DECISION_PATHS.includes(r.path) && r.cid >= 0)
-  if (!next) return null
-  const answer = quiz.compute.kind === 'next_cid' ? String(next.cid) : next.path
-  return { quizId: quiz.id, answer, inChoices: quiz.choices.includes(answer), record: next, variant: run.variant }
+  if (!run || !run.quiz.kinds.includes(quiz.compute.kind)) return null
+  const got = run.quiz.answer(quiz.compute, run, nowNs)
+  if (!got) return null
+  return { quizId: quiz.id, answer: got.answer, inChoices: quiz.choices.includes(got.answer), record: got.record as ModelRecord, variant: run.variant, source: got.source }
 }
 
 /** The time a lesson step shows, ns (re-exported for the player). */

@@ -1,5 +1,5 @@
 /*
- * A lesson position in the address bar: /learn/mm_cid?step=3&toggles=no_recent_cid
+ * A lesson position in the address bar: /learn/<id>?step=3&toggles=<toggle>
  * (step is 0-based, as in LessonPosition). Pure parse/format, and the hook the
  * lesson pages use to read and change it (a replaced history entry per move,
  * so Back leaves the lesson rather than stepping through it).

@@ -150,7 +150,7 @@ export const lessonRunParams = (s: LessonState): LessonRunParams => ({
 })
 
 /**
- * The C model's bug-injection toggles (wasm-core/src/algo/mm_cid.c, "+flag" after the
+ * The C model's bug-injection toggles (wasm-core/src/algo/mm_cid/mm_cid.c, "+flag" after the
  * variant): take one part of 7e019dc out of a 6.13+ run to show what it fixes.
  */
 export const MM_CID_TOGGLES = ['no_recent_cid', 'task_nr_cpus_allowed'] as const

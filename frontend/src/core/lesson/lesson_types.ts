@@ -1,8 +1,11 @@
 /*
  * A lesson as data (format version 1): what frontend/src/lessons/<id>.lesson.json
  * holds once lesson_validate.ts has checked it. docs/lessons.md explains every
- * field for lesson authors; lessons/lesson.schema.json is the same format as a
- * JSON Schema (for editors).
+ * field for lesson authors; the format is JSON Schema: core/lesson_schema.json
+ * with the lesson's model's fragment (models/<model>/lesson.schema.json), written
+ * out composed for editors as lessons/lesson.schema.json. Values a model defines
+ * (variants, toggles, views, event paths, quiz kinds) are strings here; the
+ * model's schema says which.
  *
  *   Lesson ─ defaults.scenario ─┐ (each step's scenario overrides these fields)
  *          ├ toggles[]          │  bug-injection toggles a step may offer
@@ -10,21 +13,29 @@
  *                    ├─ views {show, highlight}, narration, notes
  *                    └─ quiz? (what to compute, never the answer), toggles?, published?
  */
-import type { CacheMode, LessonVariant, LessonWorkload, MmCidToggle } from './lesson_state'
-import type { MmCidPath } from '../shared/types'
-import type { LessonExpect } from './lesson_expect'
+import type { CacheMode, LessonVariant, LessonWorkload } from './lesson_state'
 
 export const LESSON_FORMAT_VERSION = 1
 
-/** View ids a step may show or highlight (LessonPlayer draws them in this order). */
-export const LESSON_VIEWS = ['picture', 'legend', 'narration', 'costs', 'numbers', 'pcpu', 'chart', 'published'] as const
-export type LessonViewId = (typeof LESSON_VIEWS)[number]
+/**
+ * What a step's narration claims of the state it shows, checked against the model: a
+ * kind its model's schema defines (generic: time, burst), and the kind's fields; the
+ * model checks them (e.g. lesson_expect.ts in the model's folder).
+ */
+export interface LessonClaim {
+  kind: string
+  /** Which run of a compare step the claim is about (default: the first). */
+  variant?: string
+  [field: string]: unknown
+}
 
-/** Parts of the picture a step can highlight besides whole views. */
-export const LESSON_HIGHLIGHTS = [...LESSON_VIEWS, 'cidmask', 'cpus', 'areas', 'recent_cid'] as const
-export type LessonHighlight = (typeof LESSON_HIGHLIGHTS)[number]
+/** A view id a step may show (one of its model's views.ids: the player draws them in that order). */
+export type LessonViewId = string
 
-/** The run a step shows: the same parameters as the /lesson/mm_cid page's URL. */
+/** A view or a part of the picture a step can highlight (its model's schema lists them). */
+export type LessonHighlight = string
+
+/** The run a step shows: the same parameters as the model's lesson page URL (/lesson/<model>). */
 export interface LessonScenario {
   preset: string
   variant: LessonVariant
@@ -33,25 +44,30 @@ export interface LessonScenario {
   seed: number
 }
 
-/** An allocator log entry to run to: the nth (1-based) record of a path, optionally for one thread, after a time. */
+/** A decision-log entry to run to: the nth (1-based) record of a path, optionally for one thread, after a time. */
 export interface LessonEventTarget {
-  path: MmCidPath
+  /** A branch of the model's decision log (ModelDescriptor.decoder.paths). */
+  path: string
   tid?: number
   after_ms?: number
   nth: number
   /** Which run of a compare step to search (default: the first). */
-  variant?: 'v6.12' | 'v6.13' | 'v6.18'
+  variant?: string
 }
 
 /** Where in the run the step stands. */
 export type LessonAt = { step: number } | { time_ms: number } | { event: LessonEventTarget } | { end: true }
 
-/** What a predict-next quiz asks the model (the answer is computed when the step is shown). */
-export type LessonQuizCompute =
-  /** The cid thread tid gets at its next allocation decision after the step's instant. */
-  | { kind: 'next_cid'; tid: number; variant?: 'v6.12' | 'v6.13' | 'v6.18' }
-  /** Which allocator branch decides thread tid's next cid (a path name, e.g. "RECENT_CID"). */
-  | { kind: 'next_path'; tid: number; variant?: 'v6.12' | 'v6.13' | 'v6.18' }
+/**
+ * What a predict-next quiz asks the model (the answer is computed when the step is shown):
+ * kind is one of a model's quiz kinds (ModelDescriptor.quiz).
+ */
+export interface LessonQuizCompute {
+  kind: string
+  tid: number
+  /** Which run of a compare step (default: the first). */
+  variant?: string
+}
 
 export interface LessonQuiz {
   /** Step-local id, e.g. "s5-which-cid". */
@@ -64,7 +80,8 @@ export interface LessonQuiz {
 }
 
 export interface LessonToggleDef {
-  id: MmCidToggle
+  /** One of the model's toggle ids. */
+  id: string
   label: string
   /** What the toggle takes out of the model, in plain words. */
   description: string
@@ -72,7 +89,7 @@ export interface LessonToggleDef {
 
 /** A published table beside the model's figures (backend/kscope/data/published.json). */
 export interface LessonPublishedRef {
-  /** Entry key in published.json, e.g. "mm_cid_7e019dc". */
+  /** Entry key in published.json (backend/kscope/data/published.json). */
   entry: string
   /** The table (an array of rows) in that entry, e.g. "delay_200ms". */
   table: string
@@ -90,10 +107,10 @@ export interface LessonStep {
   notes: string
   quiz?: LessonQuiz
   /** Toggle ids (from the lesson's toggles) offered at this step. */
-  toggles: MmCidToggle[]
+  toggles: string[]
   published?: LessonPublishedRef
-  /** What the narration claims of the state the step shows, checked against the model (lesson_expect.ts). */
-  expect: LessonExpect[]
+  /** What the narration claims of the state the step shows, checked against the model. */
+  expect: LessonClaim[]
 }
 
 export interface Lesson {
@@ -101,8 +118,8 @@ export interface Lesson {
   id: string
   title: string
   summary: string
-  /** Which C model the scenarios run ("mm_cid" for now). */
-  model: 'mm_cid'
+  /** Which model the scenarios run (an id in models/registry.ts). */
+  model: string
   toggles: LessonToggleDef[]
   steps: LessonStep[]
 }

@@ -12,7 +12,7 @@ export interface PublishedRow {
   source: string
   machine: string
   config: string
-  /** The row's numeric fields, e.g. per_cpu_ns, mm_cid_ns, cache_local_ns, speedup. */
+  /** The row's numeric fields, as the entry's table has them. */
   values: Record<string, number>
 }
 

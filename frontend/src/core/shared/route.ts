@@ -1,6 +1,6 @@
 /*
  * Which page the URL path names: "/" the landing page (what kscope is, where to
- * start, and the machine's topology), "/simulate" the simulation, "/lesson/mm_cid" the mm_cid lesson, "/traces"
+ * start, and the machine's topology), "/simulate" the simulation, "/lesson/<model>" a model's lesson page, "/traces"
  * real kernel traces. The backend serves index.html for every
  * non-/api path, so a link straight to /simulate?... works. Navigation pushes
  * a history entry; Back/Forward (popstate) switch pages too. The lesson player
@@ -8,6 +8,7 @@
  * exported lesson (kscope export-lesson) routes by hash: index.html#/learn/<id>.
  * Any other path is "notfound": a page that says so and links to the pages.
  */
+import { MODEL_IDS } from 'virtual:models'
 import { useCallback, useSyncExternalStore } from 'react'
 import { roomRouteOf, type RoomPageName } from '../rooms/room_route'
 
@@ -17,10 +18,21 @@ export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | 'notfound
 export type LessonPageName = 'learn' | 'present' | 'notes' | 'embed'
 export const LESSON_PAGES: readonly LessonPageName[] = ['learn', 'present', 'notes', 'embed']
 
+/** The model and lesson the header's links open: the first model (by name), and its lesson (named after it). */
+const FIRST = MODEL_IDS[0]
+
+/** The lesson a lesson page opens when its URL names none: the first model's (lessons are named after their model). */
+export const DEFAULT_LESSON = FIRST
+
 export const PAGE_PATHS: Record<PageName, string> = {
-  topology: '/', simulate: '/simulate', lesson: '/lesson/mm_cid', traces: '/traces',
-  learn: '/learn/mm_cid', present: '/present/mm_cid', notes: '/notes/mm_cid', embed: '/embed/mm_cid/0',
+  topology: '/', simulate: '/simulate', lesson: `/lesson/${FIRST}`, traces: '/traces',
+  learn: `/learn/${FIRST}`, present: `/present/${FIRST}`, notes: `/notes/${FIRST}`, embed: `/embed/${FIRST}/0`,
   join: '/join', room: '/join', notfound: '/',
+}
+
+/** The model a /lesson/<model> path names (any id-like name: pageOf and the page check it is a model), else null. */
+export function lessonModelOf(pathname: string): string | null {
+  return /^\/lesson\/([a-z0-9][a-z0-9_-]*)\/?$/.exec(pathname)?.[1] ?? null
 }
 
 /** A lesson page's route: which page, which lesson, and (embed) which step. Null for other paths. */
@@ -33,7 +45,7 @@ export function lessonRouteOf(pathname: string): { page: LessonPageName; lesson:
 
 /**
  * Where the app is: path and query. From the hash when it holds a route
- * ("#/present/mm_cid?step=3"): an exported lesson opened from file:// or a
+ * ("#/present/<id>?step=3"): an exported lesson opened from file:// or a
  * static host without fallback routing uses hash routes.
  */
 export function appLocation(loc: { pathname: string; search: string; hash: string }): { pathname: string; search: string } {
@@ -55,7 +67,7 @@ export function pageOf(pathname: string): PageName {
   if (roomRoute) return roomRoute.page
   const path = pathname.replace(/\/+$/, '')
   if (path === PAGE_PATHS.simulate) return 'simulate'
-  if (path === PAGE_PATHS.lesson) return 'lesson'
+  if (MODEL_IDS.includes(lessonModelOf(path) ?? '')) return 'lesson'
   if (path === PAGE_PATHS.traces) return 'traces'
   if (path === '' || path === '/index.html') return 'topology'
   return 'notfound'
@@ -79,12 +91,12 @@ function subscribe(onChange: () => void) {
   }
 }
 
-/** An in-app URL as a link's href: "/notes/mm_cid", or "index.html#/notes/mm_cid" under hash routing. */
+/** An in-app URL as a link's href: "/notes/<id>", or "index.html#/notes/<id>" under hash routing. */
 export function appHref(href: string): string {
   return hashRouting(window.location) ? `${window.location.pathname}#${href}` : href
 }
 
-/** Goes to an in-app URL ("/learn/mm_cid?step=2"): a history entry, or the hash under hash routing. */
+/** Goes to an in-app URL ("/learn/<id>?step=2"): a history entry, or the hash under hash routing. */
 export function navigateTo(href: string, { replace = false } = {}) {
   if (hashRouting(window.location)) {
     const url = `${window.location.pathname}${window.location.search}#${href}`

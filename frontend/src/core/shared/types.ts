@@ -21,11 +21,11 @@ export type {
   MmCidPcpu,
   MmCidRecord,
   MmCidVariant,
-} from '../../engine/mm_cid_records'
+} from '../../engine/mm_cid/mm_cid_records'
 export type {
   MmCidView,
   RunTimeline,
-} from '../../engine/mm_cid_bridge'
+} from '../../engine/mm_cid/mm_cid_bridge'
 export type {
   CpuInfo,
   PresetInfo,
@@ -36,4 +36,4 @@ export type {
   KscopeCore,
 } from '../../engine/wasm_bridge'
 export { EVENT_TYPES } from '../../engine/sim_records'
-export { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS } from '../../engine/mm_cid_records'
+export { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, MM_CID_PATHS } from '../../engine/mm_cid/mm_cid_records'

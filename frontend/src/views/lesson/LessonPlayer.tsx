@@ -1,9 +1,9 @@
 /*
- * The lesson player: one step of a lesson (data, lesson_types.ts) on the mm_cid
- * views the /lesson/mm_cid page uses (picture, legend, the allocator's
- * narration, costs, per-mm numbers, per-CPU table, cost chart), plus the step's
- * plain-words narration, its bug toggles, its predict-next quiz and, for the
- * last step, the published table beside the model.
+ * The lesson player: one step of a lesson (data, lesson_types.ts) on its
+ * model's views (the lesson's "model" in models/registry.ts: the descriptor's
+ * views.Stage draws them, e.g. picture, legend, narration, costs, per-CPU
+ * table, chart, published table), plus the step's plain-words narration, its
+ * bug toggles and its predict-next quiz.
  *
  *   ┌ step k/N · title ─────────────────────────── MODELLED · kernel(s) ┐
  *   │ stage: the step's views, highlighted ones     │ narration        │
@@ -22,20 +22,13 @@
  *
  * The player never changes the position itself: every move is onNavigate(next).
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type ReactNode } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
 import type { LessonPosition } from '../../core/lesson/lesson_position'
 import { useLessonPlayer } from '../../core/lesson/lesson_player'
 import type { Lesson, LessonHighlight, LessonViewId } from '../../core/lesson/lesson_types'
-import { CostChart } from '../mm_cid/CostChart'
-import { LessonPicture } from '../mm_cid/LessonPicture'
-import { VARIANT_LOOK } from '../mm_cid/marks'
-import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from '../mm_cid/Panels'
-import { lessonDigest, pictureExtent } from '../mm_cid/picture'
-import { PictureLegend } from '../mm_cid/PictureLegend'
-import { TransferCaption } from '../mm_cid/TransferCaption'
-import { lessonDurationMs } from '../../core/lesson/lesson_state'
+import { modelOf } from '../../models/registry'
+import type { ModelDescriptor } from '../../models/types'
 import { FitBox } from './FitBox'
-import { PublishedTable } from './PublishedTable'
 import { QuizPanel } from './QuizPanel'
 import './lesson.css'
 
@@ -56,53 +49,28 @@ export interface LessonPlayerProps {
   quiz?: QuizBinding
 }
 
-/** Human names of the views (embed titles, the highlight marker). */
-export const VIEW_NAMES: Record<LessonViewId, string> = {
-  picture: 'CPUs, cidmask and data areas',
-  legend: 'legend',
-  narration: 'what the allocator did',
-  costs: 'burst cost',
-  numbers: 'per-process numbers',
-  pcpu: 'per-CPU table',
-  chart: 'ns per burst over time',
-  published: 'published vs modelled',
-}
-
-/** Presenter mode's view tabs: short names, so the tabs take one line above the stage. */
-export const TAB_NAMES: Record<LessonViewId, string> = {
-  picture: 'picture',
-  legend: 'legend',
-  narration: 'allocator',
-  costs: 'burst cost',
-  numbers: 'per process',
-  pcpu: 'per CPU',
-  chart: 'chart',
-  published: 'published',
+/** The lesson's model (the validator accepted only registered ones). */
+export function lessonModel(lesson: Lesson): ModelDescriptor {
+  const model = modelOf(lesson.model)
+  if (!model) throw new Error(`lesson ${lesson.id}: no model "${lesson.model}" in models/registry.ts`)
+  return model
 }
 
 /**
  * The view presenter mode puts on the stage: the presenter's focus when the step shows it,
  * else the picture, else the step's first highlighted view, else its first view.
  */
-export function presenterStageView(views: { show: LessonViewId[]; highlight: LessonHighlight[] }, focus: string | undefined): LessonViewId {
+export function presenterStageView(views: { show: LessonViewId[]; highlight: LessonHighlight[] }, focus: string | undefined, main = 'picture'): LessonViewId {
   const shown = views.show
   if (focus && (shown as string[]).includes(focus)) return focus as LessonViewId
-  if (shown.includes('picture')) return 'picture'
-  return shown.find((v) => (views.highlight as string[]).includes(v)) ?? shown.find((v) => v !== 'legend') ?? 'picture'
-}
-
-function Part({ id, highlight, children, focused }: { id: string; highlight: boolean; focused: boolean; children: ReactNode }) {
-  return (
-    <div className={`lp-part lp-part-${id}${highlight ? ' lp-highlight' : ''}${focused ? ' lp-focused' : ''}`} data-view={id} data-highlight={highlight ? 'yes' : undefined}
-      data-focused={focused ? 'yes' : undefined}>
-      {highlight && <span className="lp-look" aria-hidden="true">◆ look here</span>}
-      {focused && <span className="lp-look lp-look-focus" aria-hidden="true">▶ presenter's focus</span>}
-      {children}
-    </div>
-  )
+  if (shown.includes(main)) return main
+  return shown.find((v) => (views.highlight as string[]).includes(v)) ?? shown.find((v) => v !== 'legend') ?? main
 }
 
 export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: LessonPlayerProps) {
+  const model = lessonModel(lesson)
+  const { Stage, names: VIEW_NAMES, tabs: TAB_NAMES, main } = model.views
+  const look = model.variants.look
   const player = useLessonPlayer(lesson, position)
   const { snapshot, step, index, toggles, answer, paths } = player
   const { state, view } = snapshot
@@ -120,17 +88,12 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
   // Presenter mode: one view on the stage at a time, grown to fill it (type that reads on a
   // projector); the step's other views are a click away (the view tabs), and the choice is
   // the presenter's focus (position.view), which followers see framed.
-  const stageView = mode === 'presenter' ? presenterStageView(step.views, position.view) : null
-  const oneKernel = stageView === 'picture' && compare
+  const stageView = mode === 'presenter' ? presenterStageView(step.views, position.view, main) : null
+  const oneKernel = stageView === main && compare
   const shows = (v: LessonViewId) =>
     embedView ? embedView === v
       : stageView ? stageView === v
         : step.views.show.includes(v)
-
-  const extent = useMemo(
-    () => (topology ? pictureExtent(topology, state.workload.placement, state.workload.threads, runs) : { cpus: [], cells: 8 }),
-    [topology, state.workload.placement, state.workload.threads, runs],
-  )
 
   // The presenter's pointer: 0..1 of the stage box, sent at most once per frame (with the
   // position as it is then, not as it was at the mouse event).
@@ -175,70 +138,11 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
   // The views re-render when the step's state changes, not when the pointer moves (60 times a second).
   const focusedView = position.view
   const views = useMemo(() => (
-    <>
-      {ready && (
-        <>
-          {shows('picture') && (
-            <Part id="picture" highlight={highlight('picture') || highlight('cidmask') || highlight('areas') || highlight('cpus')} focused={focusedView === 'picture'}>
-              <div className={`pictures${compare ? ' lp-compare' : ''}`}>
-                {runs.map((r, i) => (oneKernel && i !== Math.min(kernelShown, runs.length - 1)) ? null : (
-                  <figure key={r.variant} className="picture-figure" style={{ borderTopColor: VARIANT_LOOK[r.variant].colour }} data-testid={`lp-picture-${r.variant}`}>
-                    <figcaption>
-                      <strong>{VARIANT_LOOK[r.variant].name}</strong>
-                      {toggles.length > 0 && r.variant !== 'v6.12' && <span className="lp-toggled"> · with {toggles.map((t) => `−${t}`).join(', ')} (bug injected)</span>}
-                      {!r.view.mm && <span className="hint-inline"> · process not running (no live threads)</span>}
-                      <TransferCaption run={r} topology={topology} />
-                    </figcaption>
-                    <LessonPicture run={r} other={compare ? runs[1 - i] : undefined} topology={topology} cpus={extent.cpus} cells={extent.cells}
-                      moveMs={0} title={`${r.variant} on ${topology.name}`} projector={stageView === 'picture'} />
-                  </figure>
-                ))}
-              </div>
-            </Part>
-          )}
-          {shows('legend') && (
-            <Part id="legend" highlight={highlight('legend')} focused={focusedView === 'legend'}>
-              <PictureLegend compare={compare} has613={runs.some((r) => r.variant !== 'v6.12')} />
-            </Part>
-          )}
-          {shows('published') && step.published && (
-            <Part id="published" highlight={highlight('published')} focused={focusedView === 'published'}>
-              <PublishedTable published={step.published} runs={runs} />
-            </Part>
-          )}
-          <div className="lp-panels">
-            {shows('narration') && (
-              <Part id="narration" highlight={highlight('narration')} focused={focusedView === 'narration'}>
-                <LessonNarration runs={runs} step={state.step} lastStep={view.lastStep} timeNs={view.time_ns} finished={state.finished} notice={null} paths={paths} unit="Model instant"
-                  maxLines={mode === 'presenter' ? 3 : undefined} />
-              </Part>
-            )}
-            {shows('costs') && (
-              <Part id="costs" highlight={highlight('costs')} focused={focusedView === 'costs'}>
-                <CostSummary runs={runs} />
-              </Part>
-            )}
-            {shows('numbers') && (
-              <Part id="numbers" highlight={highlight('numbers')} focused={focusedView === 'numbers'}>
-                <MmNumbers runs={runs} timeNs={view.time_ns} />
-              </Part>
-            )}
-            {shows('pcpu') && (
-              <Part id="pcpu" highlight={highlight('pcpu') || highlight('recent_cid')} focused={focusedView === 'pcpu'}>
-                <PcpuTable runs={runs} cpus={extent.cpus} topology={topology} timeNs={view.time_ns} />
-              </Part>
-            )}
-          </div>
-          {shows('chart') && (
-            <Part id="chart" highlight={highlight('chart')} focused={focusedView === 'chart'}>
-              <CostChart runs={runs} timeNs={view.time_ns} endMs={lessonDurationMs(state.workload)} />
-            </Part>
-          )}
-          <p className="visually-hidden" data-testid="lp-digest" aria-hidden="true">{lessonDigest(state.step, view.time_ns, runs)}</p>
-        </>
-      )}
-    </>
-  ), [ready, snapshot, step, extent, embedView, stageView, focusedView, toggles.join('+'), paths, compare, oneKernel, kernelShown])
+    ready ? (
+      <Stage snapshot={snapshot} step={step} shows={shows} highlight={highlight} focused={focusedView} toggles={toggles} paths={paths}
+        mode={mode} stageView={stageView} kernelShown={kernelShown} />
+    ) : null
+  ), [ready, snapshot, step, embedView, stageView, focusedView, toggles.join('+'), paths, kernelShown, Stage])
   const tabs = stageView ? step.views.show : []
 
   const stage = (
@@ -254,7 +158,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
             <span role="tablist" aria-label="Views of this step">
               {tabs.map((v) => (
                 <button key={v} type="button" role="tab" aria-selected={v === stageView} data-testid={`lp-view-${v}`} title={VIEW_NAMES[v]}
-                  onClick={() => onNavigate({ ...position, view: v === presenterStageView(step.views, undefined) ? undefined : v })}>
+                  onClick={() => onNavigate({ ...position, view: v === presenterStageView(step.views, undefined, main) ? undefined : v })}>
                   {TAB_NAMES[v]}
                 </button>
               ))}
@@ -264,7 +168,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
             <span role="tablist" aria-label="Kernel in the picture" className="lp-kernel-tabs">
               {runs.map((r, i) => (
                 <button key={r.variant} type="button" role="tab" aria-selected={i === kernelShown} data-testid={`lp-kernel-${r.variant}`}
-                  onClick={() => setKernelShown(i)} title={VARIANT_LOOK[r.variant].name}>
+                  onClick={() => setKernelShown(i)} title={look[r.variant]?.name ?? r.variant}>
                   {r.variant}
                 </button>
               ))}
@@ -272,8 +176,8 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
           )}
         </div>
       )}
-      <FitBox enabled={mode === 'presenter' && stageView !== 'picture'} min={1} max={3}
-        className={`lp-stage-fit${stageView === 'picture' ? ' lp-stage-picture' : ''}`} testId="lp-stage-fit">
+      <FitBox enabled={mode === 'presenter' && stageView !== main} min={1} max={3}
+        className={`lp-stage-fit${stageView === main ? ' lp-stage-picture' : ''}`} testId="lp-stage-fit">
         {views}
       </FitBox>
       {position.pointer && (
@@ -287,7 +191,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
     return (
       <div className="lesson-player mode-embed" data-testid="lesson-player" data-step={index} data-view={embedView ?? ''}>
         <p className="lp-embed-caption">
-          <strong>{lesson.title}</strong> · step {index + 1}: {step.title} · {VIEW_NAMES[embedView ?? 'picture']} · <span className="modelled-tag">MODELLED</span>
+          <strong>{lesson.title}</strong> · step {index + 1}: {step.title} · {VIEW_NAMES[embedView ?? main]} · <span className="modelled-tag">MODELLED</span>
         </p>
         {stage}
       </div>
@@ -304,7 +208,7 @@ export function LessonPlayer({ lesson, position, onNavigate, mode, quiz }: Lesso
         <p className="lp-kernels">
           <span className="modelled-tag" title="kscope's model of the kernel (wasm), not a measurement">MODELLED</span>{' '}
           {/* presenter mode: the short names (the picture's caption names the commit), so the header is one line */}
-          {kernels.map((k) => (mode === 'presenter' && kernels.length > 1 ? k : VARIANT_LOOK[k].name)).join(' vs ')}
+          {kernels.map((k) => (mode === 'presenter' && kernels.length > 1 ? k : look[k]?.name ?? k)).join(' vs ')}
           {state.cache === 'busy' ? ' · busy caches' : ''}
         </p>
       </header>

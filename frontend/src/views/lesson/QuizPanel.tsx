@@ -22,7 +22,6 @@ export interface QuizPanelProps {
   onRevealLocal: (answer: string) => void
 }
 
-const ms = (ns: number) => `${(ns / 1e6).toFixed(1)} ms`
 
 export function QuizPanel({ quiz, answer, ready, mode, binding, revealedLocal, onRevealLocal }: QuizPanelProps) {
   const [picked, setPicked] = useState<{ quiz: string; choice: string } | null>(null)
@@ -85,8 +84,7 @@ export function QuizPanel({ quiz, answer, ready, mode, binding, revealedLocal, o
           </p>
           {answer && answer.answer === shown && (
             <p className="hint" data-testid="lp-answer-source">
-              Computed, not stored: {answer.variant} ran forward to thread {answer.record.tid}'s next allocation at {ms(answer.record.ts_ns)} on CPU{' '}
-              {answer.record.cpu}: branch {answer.record.path}, cid {answer.record.cid}.
+              Computed, not stored: {answer.variant} {answer.source}
               {!answer.inChoices && ' (Not one of the choices: the lesson\'s choices miss it.)'}
             </p>
           )}

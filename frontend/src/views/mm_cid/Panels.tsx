@@ -6,7 +6,7 @@
  */
 import { Fragment } from 'react'
 import type { LessonRunView } from '../../core/lesson/lesson_controller'
-import { ratioText } from '../../core/lesson/lesson_narrate'
+import { ratioText } from '../../models/mm_cid/lesson_narrate'
 import { formatDuration, formatT } from '../../core/shared/units'
 import type { Topology } from '../../core/shared/types'
 import { VARIANT_LOOK } from './marks'

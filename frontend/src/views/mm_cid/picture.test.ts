@@ -2,7 +2,7 @@
 // labels, the cid chips' flights, the transfer arrows, the digest.
 import { describe, expect, it } from 'vitest'
 import type { LessonRunView } from '../../core/lesson/lesson_controller'
-import type { BurstInfo } from '../../core/lesson/lesson_narrate'
+import type { BurstInfo } from '../../models/mm_cid/lesson_narrate'
 import type { MmCidArea, MmCidPcpu, MmCidRecord, MmCidView, Topology } from '../../core/shared/types'
 import { areaState, lessonDigest, pictureState, shownCpus, transferFrom } from './picture'
 

@@ -70,7 +70,7 @@ typedef enum ks_column {
     KS_VALID_GROUP_DEAD,   /* bitmap: group_dead */
     KS_VALID_RSEQ,         /* bitmap: cpu_id */
     KS_VALID_NODE_ID,      /* bitmap: node_id */
-    KS_VALID_MM_CID,       /* bitmap: mm_cid */
+    KS_VALID_MM_CID,       /* bitmap: rseq_update mm_cid */
     KS_VALID_GENERIC,      /* bitmap: name, fields */
     KS_COLUMN_COUNT
 } ks_column;

@@ -3,7 +3,7 @@
  *
  * Replays a trace's scheduling events (ks_event records: a decoded real trace,
  * or a simulated run) through one variant of kscope's mm_cid model
- * ("mm_cid:v6.12|v6.13|v6.18", src/algo/mm_cid.c) and compares, at every
+ * ("mm_cid:v6.12|v6.13|v6.18", src/algo/mm_cid/mm_cid.c) and compares, at every
  * rseq:rseq_update, the cid the model gives the task with the cid the kernel
  * reported (the record's mm_cid).
  *
@@ -13,7 +13,7 @@
  *     ks_conform_disagreement_get  the first disagreements kept, with why
  *     ks_conform_set_resync    adopt the kernel's cid after each disagreement
  *
- * How events drive the model (src/algo/mm_cid_conform.c has the details):
+ * How events drive the model (src/algo/mm_cid/mm_cid_conform.c has the details):
  *   sched_process_fork   task_fork (the child's tgid from the trace's TGID column)
  *   sched_switch         switch_to(prev, next, cpu)
  *   sched_migrate_task   migrate(task, orig_cpu, dest_cpu)

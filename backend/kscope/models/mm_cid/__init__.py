@@ -1,0 +1,38 @@
+"""The mm_cid model (cache-local concurrency ids, seed 000/003, commit 7e019dc) in the backend.
+
+- conform.py: replaying a real trace through the model's variants, its disagreement causes
+  in plain words, and the `kscope conform` text;
+- repro.py + text_report.py: `kscope repro mm_cid`, seed 000's benchmark on the modelled
+  EPYC 9654, and its text;
+- kernel_runs.py: what a VM capture of the intermittent workload says about mm_cid
+  (`npm run test:kernel`).
+
+The descriptor below is all the generic code reads before it calls one of these.
+"""
+
+from kscope.models.model import Conform, Model, Repro
+from kscope.native.conform import VARIANTS
+
+MODEL = Model(
+    name="mm_cid",
+    about="per-process concurrency ids (rseq mm_cid): 6.12's allocator, 7e019dc's cache-local "
+          "design (v6.13), 6.18's",
+    sim_algos=tuple(f"mm_cid:{v}" for v in VARIANTS),
+    sim_auto="mm_cid:v6.18, as a current kernel runs it, when a process of the workload registers rseq",
+    conform=Conform(
+        variants=VARIANTS,
+        compares="rseq_update's mm_cid",
+        needs="rseq:rseq_update events",
+        variant_help="from the trace's kernel version (< 6.13: v6.12, 6.13-6.17: v6.13, "
+                     ">= 6.18: v6.18; variant_from \"header\")",
+        module="kscope.models.mm_cid.conform",
+        hz_help="CONFIG_HZ of the traced kernel: the modelled tick that runs the 100 ms scan",
+        resync_help="after each disagreement the model adopts the kernel's cid: agreement then counts "
+                    "decisions taken from the kernel's state (no cascade)",
+    ),
+    repro=Repro(
+        about="seed 000 (7e019dc), librseq's intermittent benchmark on epyc-9654-2s",
+        module="kscope.models.mm_cid.repro",
+        report="kscope.models.mm_cid.text_report",
+    ),
+)

@@ -1,0 +1,603 @@
+/*
+ * The trace-replay host (replay.h): a model driven by a trace instead of the simulator.
+ *
+ * The design: a replay host, not the simulator. A model reads the scheduler only
+ * through the accessors of sched_ops.h (sched_now, sched_cpu_curr, sched_task_mm,
+ * ...), which read a struct ks_sim. The replay owns one such struct, zeroed, and
+ * fills only what the accessors read: the clock (core.now), nr_cpus, the task table
+ * (tid, tgid, mm, cpu, state, affinity) and each CPU's current task (rqs[].curr). No
+ * workload, timers, runqueues or cache model exist; the simulator's own code never
+ * runs on it. The model's hooks are then called as the scheduler core calls them, in
+ * the order the trace's events say, so the model code that runs is exactly the
+ * simulator's, unmodified. What the model's answers mean, and how they compare with
+ * the kernel's, is the client's business (replay_client: each model's classifier).
+ *
+ * What the trace does not show, and what the replay assumes instead:
+ *   - tasks alive before the trace starts: created (task_fork with no parent, as
+ *     the simulator creates its t=0 tasks) at the first event's time, switched
+ *     in on a CPU when an event first names them current there (a cold start);
+ *   - affinity: sched_setaffinity is not traced. A task may run on every CPU,
+ *     except that a task the migration stopper (migration/N) moves is taken as
+ *     pinned where it lands (a thread pinning itself: affine_move_task). The move
+ *     is the sched_migrate_task recorded while the stopper is current; where the
+ *     trace lacks it (pid-filtered captures drop it) a task preempted by the
+ *     stopper and switched in next on another CPU is moved right after the
+ *     stopper's switch-in, as the stopper does. Seen later on a CPU outside that
+ *     pin, it may run anywhere again (set_cpus_allowed tells the model each time);
+ *   - the tick: not traced. With the tick grid (the default, replaying kscope's
+ *     simulator) each CPU whose current task belongs to a known mm runs the model's
+ *     tick hook on a grid of 1/hz from time 0, before the events stamped at that
+ *     time, as the simulator does. Replaying a kernel, the real ticks' phase is
+ *     unknown: the grid is off and the client runs the hook where the trace shows
+ *     the tick's work ran (replay_tick);
+ *   - mm identity: the tgid. Traces without a TGID column get it from the
+ *     capture header, sched_process_fork or the pid (backend/kscope/tgids.py);
+ *     a task still without one is replayed without an mm;
+ *   - missing events (gaps): every event names the task current on its CPU
+ *     (pid column; sched_switch's prev_pid). When it is not the task the replay
+ *     believes current, the replay switches the believed task out, switches the
+ *     named task out of any other CPU it believed it on, applies the migration
+ *     the trace missed (migrate hook) when the task last ran elsewhere, and
+ *     switches it in: the kernel did all of that at some time the trace does
+ *     not say; the replay does it at the event's time.
+ *     One exception: __schedule() records sched_switch before context_switch(),
+ *     and current becomes next only in switch_to(), so an event recorded inside
+ *     context_switch() (a model's own tracepoint there) names prev. A
+ *     non-scheduling (generic) event naming the task the CPU's last sched_switch
+ *     switched out, before any other event there, is that and no gap.
+ *
+ * Tasks are dense indices into the host's table (pid -> index by a hash; a fork
+ * of a pid seen before starts a new task: pid reuse). Tables grow by doubling:
+ * the host's, the model's (its grow hook) and the client's together.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "sim_internal.h"
+#include "../base/imap.h"
+
+struct sched_replay {
+    ks_sim host;            /* see the essay */
+    const ks_sched_ops *ops;
+    replay_client client;
+    replay_task *tasks;
+    replay_cpu *cpus;
+    imap pid_task;          /* pid -> task index */
+    imap pid_tgid;          /* pid -> tgid, learned from every record's TGID column */
+    imap tgid_mm;           /* tgid -> mm index */
+    imap mm_born;           /* mm -> 1: created by a fork in the trace; 0: existed before it */
+    int32_t hz;
+    int32_t tick_grid;
+    uint64_t tick_ns, next_tick;
+    uint64_t start_ns, last_ts;
+    int32_t started;
+    replay_stats stats;
+};
+
+#define CALL(r, hook, ...) \
+    do { if ((r)->client.hook) (r)->client.hook((r)->client.ctx, (r), __VA_ARGS__); } while (0)
+
+/* Grows the host's, the model's and the client's tables to hold need tasks / mms. */
+static int grow(sched_replay *r, int32_t need_tasks, int32_t need_mms)
+{
+    ks_sim *h = &r->host;
+    if (need_tasks <= h->max_tasks && need_mms <= h->max_mms)
+        return 0;
+    int32_t old_tasks = h->max_tasks, old_mms = h->max_mms;
+    int32_t tcap = old_tasks, mcap = old_mms;
+    while (tcap < need_tasks)
+        tcap *= 2;
+    while (mcap < need_mms)
+        mcap *= 2;
+    if (tcap > old_tasks) {
+        sim_task *t = realloc(h->tasks, (size_t)tcap * sizeof *t);
+        if (!t)
+            return -1;
+        h->tasks = t;
+        replay_task *rt = realloc(r->tasks, (size_t)tcap * sizeof *rt);
+        if (!rt)
+            return -1;
+        r->tasks = rt;
+        cpumask *masks = realloc(h->masks, ((size_t)tcap + 1) * sizeof *masks);
+        if (!masks)
+            return -1;
+        h->masks = masks;
+        h->nr_masks = tcap + 1;
+    }
+    h->max_tasks = tcap;
+    h->max_mms = mcap;
+    if ((r->ops->grow && r->ops->grow(h->algo, h, old_tasks, old_mms)) ||
+        (r->client.grow && r->client.grow(r->client.ctx, tcap, mcap, old_tasks, old_mms))) {
+        h->max_tasks = old_tasks;       /* the tables that did grow keep their room */
+        h->max_mms = old_mms;
+        return -1;
+    }
+    return 0;
+}
+
+/* The mm index of a tgid (a new one for a new tgid); -1 for an unknown tgid. */
+static int32_t mm_of_tgid(sched_replay *r, int32_t tgid)
+{
+    if (tgid < 0)
+        return -1;
+    int32_t mm = imap_get(&r->tgid_mm, tgid, -1);
+    if (mm >= 0)
+        return mm;
+    mm = (int32_t)r->tgid_mm.len;
+    if (grow(r, 0, mm + 1) || imap_put(&r->tgid_mm, tgid, mm))
+        return -1;
+    r->stats.nr_mms = mm + 1;
+    return mm;
+}
+
+/* The model's fork of task t (and its affinity), at the trace's start if not forked. */
+static void model_fork(sched_replay *r, int32_t parent, int32_t t, int forked)
+{
+    ks_sim *h = &r->host;
+    uint64_t now = h->core.now;
+    if (!forked)
+        h->core.now = r->start_ns;
+    if (r->ops->task_fork)
+        r->ops->task_fork(h->algo, h, parent, t);
+    if (r->ops->set_cpus_allowed)
+        r->ops->set_cpus_allowed(h->algo, h, t);
+    h->core.now = now;
+}
+
+/* Creates a task for pid (tgid from the trace, or -1) on cpu. -1 if out of memory. */
+static int32_t new_task(sched_replay *r, int32_t pid, int32_t parent, int32_t cpu,
+                        const char *comm, int forked)
+{
+    ks_sim *h = &r->host;
+    int32_t t = h->core.nr_tasks;
+    if (grow(r, t + 1, 0) || imap_put(&r->pid_task, pid, t))
+        return -1;
+    h->core.nr_tasks++;
+    int32_t tgid = imap_get(&r->pid_tgid, pid, -1);
+    int32_t known_mms = (int32_t)r->tgid_mm.len;
+    h->tasks[t] = (sim_task){ .tid = pid, .tgid = tgid, .mm = mm_of_tgid(r, tgid), .proc = -1,
+                              .policy = KS_SCHED_NORMAL, .prio = SCHED_NORMAL_PRIO,
+                              .state = KS_TASK_SLEEPING, .cpu = cpu, .mask = 0,
+                              .nr_cpus_allowed = h->nr_cpus, .rq_next = -1, .rq_prev = -1,
+                              .parent = parent };
+    if (comm)
+        memcpy(h->tasks[t].comm, comm, KS_COMM_LEN);
+    if (h->tasks[t].mm >= 0 && (int32_t)r->tgid_mm.len > known_mms)   /* this task made the mm */
+        imap_put(&r->mm_born, h->tasks[t].mm, forked);
+    r->tasks[t] = (replay_task){ .forked = forked };
+    r->stats.nr_tasks = h->core.nr_tasks;
+    CALL(r, task_new, t);
+    /* A task alive before the trace is created as at its start (the simulator's t=0). */
+    model_fork(r, parent, t, forked);
+    return t;
+}
+
+/* The task of pid, created (as alive before the trace) if new; -1 for the idle task. */
+static int32_t task_of(sched_replay *r, int32_t pid, int32_t cpu, const char *comm)
+{
+    if (pid <= 0)
+        return -1;
+    int32_t t = imap_get(&r->pid_task, pid, -1);
+    return t >= 0 ? t : new_task(r, pid, -1, cpu, comm, 0);
+}
+
+static void model_migrate(sched_replay *r, int32_t t, int32_t from, int32_t to)
+{
+    if (r->ops->migrate)
+        r->ops->migrate(r->host.algo, &r->host, t, from, to);
+}
+
+static void model_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
+{
+    if (r->ops->switch_to)
+        r->ops->switch_to(r->host.algo, &r->host, prev, next, cpu);
+}
+
+static void model_allowed(sched_replay *r, int32_t t)
+{
+    if (r->ops->set_cpus_allowed)
+        r->ops->set_cpus_allowed(r->host.algo, &r->host, t);
+}
+
+/* A task seen on a CPU outside its inferred mask: its affinity was widened again. */
+static void unpin_if_outside(sched_replay *r, int32_t t, int32_t cpu)
+{
+    ks_sim *h = &r->host;
+    if (h->tasks[t].mask == 0 || cpumask_test(&h->masks[h->tasks[t].mask], cpu))
+        return;
+    h->tasks[t].mask = 0;
+    h->tasks[t].nr_cpus_allowed = h->nr_cpus;
+    model_allowed(r, t);
+}
+
+/* The model's context switch on cpu (prev or next may be -1), as context_switch(). */
+static void do_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
+{
+    ks_sim *h = &r->host;
+    CALL(r, switch_begin, prev, next, cpu);
+    if (prev >= 0 && h->tasks[prev].state != KS_TASK_DEAD)
+        h->tasks[prev].state = KS_TASK_SLEEPING;
+    if (next >= 0) {
+        sim_task *n = &h->tasks[next];
+        /* next is believed running elsewhere: its switch-out there is missing */
+        if (n->state == KS_TASK_RUNNING && n->cpu != cpu && h->rqs[n->cpu].curr == next) {
+            int32_t other = n->cpu;
+            model_switch(r, next, -1, other);
+            h->rqs[other].curr = -1;
+            r->cpus[other].known = 0;       /* the next event there tells who runs */
+        }
+        unpin_if_outside(r, next, cpu);
+        if (n->cpu != cpu && r->tasks[next].ran) {
+            r->stats.missing_migrations++;  /* its migration is missing: set_task_cpu() */
+            int32_t from = n->cpu;
+            n->cpu = cpu;
+            model_migrate(r, next, from, cpu);
+        }
+        n->cpu = cpu;
+    }
+    CALL(r, switch_before, prev, next, cpu);
+    model_switch(r, prev, next, cpu);
+    h->rqs[cpu].curr = next;
+    if (next >= 0) {
+        h->tasks[next].state = KS_TASK_RUNNING;
+        r->tasks[next].ran = 1;
+    }
+    CALL(r, switch_end, prev, next, cpu);
+}
+
+/* Task t may run only on cpu from now on (sched_setaffinity: inferred, see the essay). */
+static void pin_task(sched_replay *r, int32_t t, int32_t cpu)
+{
+    ks_sim *h = &r->host;
+    cpumask *m = &h->masks[1 + t];
+    memset(m, 0, sizeof *m);
+    cpumask_set(m, cpu);
+    h->tasks[t].mask = 1 + t;
+    h->tasks[t].nr_cpus_allowed = 1;
+    model_allowed(r, t);
+}
+
+/* The migration stopper (migration/N) moved pid from src to dst: sched_setaffinity's
+ * affine_move_task (or an active balance) while it ran. Traces filtered by pid lack the
+ * sched_migrate_task (recorded with the stopper current). The replay infers a pin to dst
+ * (the common case: a thread pinning itself), then migrates as move_queued_task does. */
+static void stopper_migration(sched_replay *r, int32_t pid, int32_t src, int32_t dst)
+{
+    ks_sim *h = &r->host;
+    int32_t t = imap_get(&r->pid_task, pid, -1);
+    if (t < 0 || h->tasks[t].state == KS_TASK_DEAD || h->tasks[t].cpu != src)
+        return;
+    r->stats.stopper_migrations++;
+    pin_task(r, t, dst);
+    h->tasks[t].cpu = dst;
+    model_migrate(r, t, src, dst);
+}
+
+/* Every record names the task current on its CPU: reconcile the replay's belief. */
+static void reconcile(sched_replay *r, const ks_event *ev, int32_t pid)
+{
+    ks_sim *h = &r->host;
+    int32_t cpu = ev->cpu;
+    replay_cpu *rc = &r->cpus[cpu];
+    /* recorded inside context_switch(), before switch_to() made next current (the essay) */
+    if (ev->type == KS_EV_GENERIC && rc->known && pid == rc->ctx_prev)
+        return;
+    rc->ctx_prev = -1;
+    int32_t named = task_of(r, pid, cpu, pid == ev->pid ? ev->comm : NULL);
+    int32_t believed = h->rqs[cpu].curr;
+    if (rc->known && believed == named)
+        return;
+    if (!rc->known) {
+        rc->known = 1;
+        r->stats.cold_starts++;
+        if (believed != named)
+            do_switch(r, believed, named, cpu);
+        return;
+    }
+    r->stats.gaps++;
+    CALL(r, gap, believed, named, cpu);
+    rc->gap_out = believed >= 0 ? h->tasks[believed].tid : 0;
+    rc->gap_in = pid;
+    rc->gap_ts = ev->ts_ns;
+    if (believed >= 0)
+        r->tasks[believed].gap_ts = ev->ts_ns;
+    if (named >= 0)
+        r->tasks[named].gap_ts = ev->ts_ns;
+    do_switch(r, believed, named, cpu);
+}
+
+void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
+{
+    r->stats.ticks++;
+    CALL(r, tick_before, cpu, curr);
+    if (r->ops->tick)
+        r->ops->tick(r->host.algo, &r->host, cpu, curr);
+    CALL(r, tick_after, cpu, curr);
+}
+
+/* The tick grid (replay_set_tick_grid): the ticks of the 1/hz grid up to and including
+ * ts, each running the tick hook on every CPU whose current task has an mm. */
+static void run_ticks(sched_replay *r, uint64_t ts)
+{
+    ks_sim *h = &r->host;
+    if (!r->tick_grid)
+        return;
+    while (r->next_tick <= ts) {
+        int any = 0;
+        for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
+            int32_t curr = h->rqs[cpu].curr;
+            if (curr < 0 || h->tasks[curr].mm < 0 || h->tasks[curr].state == KS_TASK_DEAD)
+                continue;
+            if (!any) {
+                h->core.now = r->next_tick;
+                any = 1;
+            }
+            replay_tick(r, cpu, curr);
+        }
+        if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
+            r->next_tick = (ts / r->tick_ns) * r->tick_ns;
+        r->next_tick += r->tick_ns;
+    }
+}
+
+static void on_event(sched_replay *r, const ks_event *ev)
+{
+    ks_sim *h = &r->host;
+    r->stats.events++;
+    if (ev->cpu < 0 || ev->cpu >= h->nr_cpus || (r->started && ev->ts_ns < r->last_ts)) {
+        r->stats.bad_events++;
+        return;
+    }
+    if (!r->started) {
+        r->started = 1;
+        r->start_ns = ev->ts_ns;
+        r->next_tick = (ev->ts_ns / r->tick_ns + 1) * r->tick_ns;
+    }
+    r->last_ts = ev->ts_ns;
+    run_ticks(r, ev->ts_ns);
+    h->core.now = ev->ts_ns;
+    int32_t cpu = ev->cpu;
+    switch (ev->type) {
+    case KS_EV_SCHED_SWITCH: {
+        const ks_ev_sched_switch *s = &ev->u.sched_switch;
+        reconcile(r, ev, s->prev_pid);
+        int32_t prev = h->rqs[cpu].curr;
+        int32_t next = task_of(r, s->next_pid, cpu, s->next_comm);
+        if (prev != next)
+            do_switch(r, prev, next, cpu);
+        r->cpus[cpu].ctx_prev = s->prev_pid;
+        break;
+    }
+    case KS_EV_SCHED_PROCESS_FORK: {
+        reconcile(r, ev, ev->pid);
+        const ks_ev_sched_process_fork *f = &ev->u.sched_process_fork;
+        int32_t parent = task_of(r, f->parent_pid, cpu, f->parent_comm);
+        new_task(r, f->child_pid, parent, cpu, f->child_comm, 1);
+        break;
+    }
+    case KS_EV_SCHED_MIGRATE_TASK: {
+        reconcile(r, ev, ev->pid);
+        const ks_ev_sched_migrate_task *m = &ev->u.sched_migrate_task;
+        if (m->orig_cpu < 0 || m->orig_cpu >= h->nr_cpus || m->dest_cpu < 0 ||
+            m->dest_cpu >= h->nr_cpus)
+            break;
+        int32_t t = task_of(r, m->pid, m->orig_cpu, m->comm);
+        if (t < 0)
+            break;
+        /* moved by the stopper (migration/N current): taken as pinned at dest, as when the
+         * trace lacks the move (stopper_migration) */
+        if (strncmp(ev->comm, "migration/", 10) == 0 && m->orig_cpu != m->dest_cpu) {
+            r->stats.stopper_migrations++;
+            pin_task(r, t, m->dest_cpu);
+        }
+        h->tasks[t].cpu = m->dest_cpu;
+        CALL(r, migrated, t, m->orig_cpu, m->dest_cpu);
+        model_migrate(r, t, m->orig_cpu, m->dest_cpu);
+        break;
+    }
+    case KS_EV_SCHED_PROCESS_EXIT: {
+        reconcile(r, ev, ev->pid);
+        int32_t t = imap_get(&r->pid_task, ev->u.sched_process_exit.pid, -1);
+        if (t < 0 || h->tasks[t].state == KS_TASK_DEAD)
+            break;
+        h->tasks[t].cpu = cpu;
+        if (r->ops->task_exit)
+            r->ops->task_exit(h->algo, h, t);
+        h->tasks[t].state = KS_TASK_DEAD;
+        break;
+    }
+    default:
+        reconcile(r, ev, ev->pid);
+        break;
+    }
+    CALL(r, event, ev);
+}
+
+/* ---- API --------------------------------------------------------------------------- */
+
+void replay_free(sched_replay *r)
+{
+    if (!r)
+        return;
+    if (r->host.algo && r->ops->release)
+        r->ops->release(r->host.algo);
+    free(r->host.tasks);
+    free(r->host.rqs);
+    free(r->host.masks);
+    free(r->tasks);
+    free(r->cpus);
+    imap_free(&r->pid_task);
+    imap_free(&r->pid_tgid);
+    imap_free(&r->tgid_mm);
+    imap_free(&r->mm_born);
+    free(r);
+}
+
+int32_t replay_new(const ks_sched_ops *ops, const char *variant, int32_t nr_cpus, int32_t hz,
+                   const replay_client *client, sched_replay **out)
+{
+    if (!ops || !variant || !out || nr_cpus < 1 || nr_cpus > CPUMASK_MAX_CPUS || hz < 0 ||
+        hz > 10000)
+        return KS_ERR_INVALID_ARG;
+    *out = NULL;
+    sched_replay *r = calloc(1, sizeof *r);
+    if (!r)
+        return KS_ERR_NO_MEMORY;
+    r->ops = ops;
+    if (client)
+        r->client = *client;
+    r->hz = hz ? hz : 250;
+    r->tick_ns = 1000000000ull / (uint64_t)r->hz;
+    r->tick_grid = 1;
+    ks_sim *h = &r->host;
+    h->nr_cpus = nr_cpus;
+    h->nwords = cpumask_words(nr_cpus);
+    h->max_tasks = 64;
+    h->max_mms = 16;
+    h->ops = ops;
+    h->tasks = calloc((size_t)h->max_tasks, sizeof *h->tasks);
+    h->rqs = calloc((size_t)nr_cpus, sizeof *h->rqs);
+    h->masks = calloc((size_t)h->max_tasks + 1, sizeof *h->masks);
+    h->nr_masks = h->max_tasks + 1;
+    r->tasks = calloc((size_t)h->max_tasks, sizeof *r->tasks);
+    r->cpus = calloc((size_t)nr_cpus, sizeof *r->cpus);
+    if (!h->tasks || !h->rqs || !h->masks || !r->tasks || !r->cpus ||
+        (r->client.grow && r->client.grow(r->client.ctx, h->max_tasks, h->max_mms, 0, 0))) {
+        replay_free(r);
+        return KS_ERR_NO_MEMORY;
+    }
+    for (int32_t cpu = 0; cpu < nr_cpus; cpu++) {
+        h->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1 };
+        r->cpus[cpu].ctx_prev = -1;
+        cpumask_set(&h->masks[0], cpu);
+    }
+    if (ops->init) {
+        void *state = NULL;
+        int32_t status = ops->init(h, variant, &state);
+        if (status != KS_OK) {
+            replay_free(r);
+            return status;
+        }
+        h->algo = state;
+    }
+    *out = r;
+    return KS_OK;
+}
+
+int32_t replay_feed(sched_replay *r, const ks_event *evs, uint32_t n)
+{
+    if (!r || (!evs && n))
+        return KS_ERR_INVALID_ARG;
+    ks_sim *h = &r->host;
+    /* Learn every pid's tgid first: a task is often switched in (as next_pid) before
+     * any record of its own shows its TGID column. */
+    for (uint32_t i = 0; i < n; i++)
+        if (evs[i].pid > 0 && evs[i].tgid >= 0 && imap_get(&r->pid_tgid, evs[i].pid, -1) < 0) {
+            if (imap_put(&r->pid_tgid, evs[i].pid, evs[i].tgid))
+                return KS_ERR_NO_MEMORY;
+            /* a task created earlier without its tgid gets it now (the model saw it
+             * without an mm) */
+            int32_t t = imap_get(&r->pid_task, evs[i].pid, -1);
+            if (t >= 0 && h->tasks[t].tgid < 0 && h->tasks[t].state != KS_TASK_DEAD) {
+                h->tasks[t].tgid = evs[i].tgid;
+                h->tasks[t].mm = mm_of_tgid(r, evs[i].tgid);
+                model_fork(r, -1, t, 0);
+                /* running already (fed in an earlier call): it takes its state now */
+                int32_t cpu = h->tasks[t].cpu;
+                if (h->tasks[t].state == KS_TASK_RUNNING && h->rqs[cpu].curr == t)
+                    model_switch(r, -1, t, cpu);
+            }
+        }
+    /* Stopper migrations (see stopper_migration): a task preempted by migration/N on CPU
+     * N and switched in next on another CPU; applied right after the stopper's switch-in. */
+    int32_t *act = malloc((size_t)n * 3 * sizeof *act + 1);
+    if (!act)
+        return KS_ERR_NO_MEMORY;
+    for (uint32_t i = 0; i < n; i++)
+        act[3 * i] = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const ks_event *e = &evs[i];
+        if (e->type != KS_EV_SCHED_SWITCH || e->u.sched_switch.prev_pid <= 0 ||
+            strncmp(e->u.sched_switch.next_comm, "migration/", 10) != 0)
+            continue;
+        int32_t pid = e->u.sched_switch.prev_pid;
+        uint32_t in = n;
+        for (uint32_t j = i + 1; j < n && in == n; j++) {
+            const ks_event *f = &evs[j];
+            if (f->ts_ns > e->ts_ns + 1000000000ull)
+                break;                          /* look at most 1 s ahead (bounded cost) */
+            if (f->type == KS_EV_SCHED_MIGRATE_TASK && f->u.sched_migrate_task.pid == pid)
+                break;                          /* recorded: the migrate event moves it */
+            if (f->type != KS_EV_SCHED_SWITCH)
+                continue;
+            if (f->u.sched_switch.next_pid == pid)
+                in = j;
+            if (f->u.sched_switch.prev_pid == pid || (f->u.sched_switch.next_pid == pid && f->cpu == e->cpu))
+                break;                      /* ran again (or on the same CPU): no migration */
+        }
+        if (in < n && evs[in].cpu != e->cpu && evs[in].u.sched_switch.next_pid == pid) {
+            act[3 * i] = pid;
+            act[3 * i + 1] = e->cpu;
+            act[3 * i + 2] = evs[in].cpu;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        on_event(r, &evs[i]);
+        /* the stopper runs at once: the move follows its switch-in */
+        if (act[3 * i] >= 0 && evs[i].ts_ns >= r->last_ts)
+            stopper_migration(r, act[3 * i], act[3 * i + 1], act[3 * i + 2]);
+    }
+    free(act);
+    return KS_OK;
+}
+
+void replay_set_tick_grid(sched_replay *r, int32_t on)
+{
+    r->tick_grid = on != 0;
+}
+
+void *replay_model(const sched_replay *r)
+{
+    return r->host.algo;
+}
+
+ks_sim *replay_host(sched_replay *r)
+{
+    return &r->host;
+}
+
+uint64_t replay_tick_ns(const sched_replay *r)
+{
+    return r->tick_ns;
+}
+
+int32_t replay_hz(const sched_replay *r)
+{
+    return r->hz;
+}
+
+const replay_stats *replay_stats_get(const sched_replay *r)
+{
+    return &r->stats;
+}
+
+const replay_task *replay_task_info(const sched_replay *r, int32_t task)
+{
+    return &r->tasks[task];
+}
+
+const replay_cpu *replay_cpu_info(const sched_replay *r, int32_t cpu)
+{
+    return &r->cpus[cpu];
+}
+
+int32_t replay_task_of_pid(const sched_replay *r, int32_t pid)
+{
+    return imap_get(&r->pid_task, pid, -1);
+}
+
+int32_t replay_mm_born(const sched_replay *r, int32_t mm)
+{
+    return imap_get(&r->mm_born, mm, 0);
+}
