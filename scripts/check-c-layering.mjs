@@ -38,9 +38,9 @@ export const SRC_LAYERS = {
 export const NAME_CHECKED = ['src/base', 'src/machine', 'src/sched', 'src/store', 'include/kscope'];
 /** Files whose lines marked "registry" may name models (the ops table, the umbrella header). */
 export const REGISTRY_FILES = ['src/sched/sched_ops.c', 'include/kscope/kscope.h'];
-/** Public headers that belong to one model though not named after it (rename them
- * include/kscope/<model>_*.h when the native-only headers move; issue 14). */
-export const MODEL_HEADERS = { 'include/kscope/conform.h': 'mm_cid' };
+/** Public headers that belong to one model though not named after it (the conform host
+ * is native-only API since issue 14's lean browser core: include/kscope/native/). */
+export const MODEL_HEADERS = { 'include/kscope/native/conform.h': 'mm_cid' };
 /** Model names that are also kernel ABI names, and what a line must say to use them as such. */
 export const ABI_NAMES = { mm_cid: /rseq/i };
 

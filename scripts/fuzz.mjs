@@ -80,6 +80,12 @@ const TARGETS = {
       return {};
     },
   },
+  // The one interface over every decoder (trace_decoder.h): any format, through the registry.
+  trace_decoder: {
+    maxLen: 262144,
+    seeds: [[publicCorpus, /^(trace-cmd-report|atrace-text|perf-script|perf-report|systrace-html)__/],
+      [fixtures, /^(ftrace|perf)_.*\.txt$|\.dat(\.gz)?$/]],
+  },
   json: {
     maxLen: 16384,
     seeds: [[workloads, /\.json$/], [traces, /\.json$/]],

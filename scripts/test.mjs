@@ -92,6 +92,11 @@ const suites = [
     counts: null,
   },
   {
+    name: 'browser wasm within its size budget (300 KB, 120 KB gzipped; scripts/wasm-size.mjs)',
+    cmd: ['node', ['scripts/wasm-size.mjs', '--check']],
+    counts: null,
+  },
+  {
     name: 'C layering rule (base <- machine <- sched <- algo; trace, store on base; model names only on registry lines)',
     cmd: ['node', ['scripts/check-c-layering.mjs']],
     counts: null,

@@ -5,6 +5,7 @@
  */
 #include "fuzz_input.h"
 #include "kscope/ftrace.h"
+#include "kscope/native/ftrace_export.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kscope/columns.h"
+#include "kscope/native/columns.h"
 #include "kscope/event.h"
 #include "kscope/trace_detect.h"
 

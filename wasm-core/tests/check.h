@@ -68,5 +68,6 @@ extern const test_case tracedat_instances_tests[];
 extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
 extern const test_case parquet_tests[];
+extern const test_case trace_decoder_tests[];
 
 #endif

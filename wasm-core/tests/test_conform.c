@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "sim_test_util.h"
-#include "kscope/conform.h"
+#include "kscope/native/conform.h"
 #include "kscope/mm_cid.h"
 
 #define MS 1000000ull

@@ -3,7 +3,7 @@
 #include "check.h"
 #include <stdlib.h>
 
-#include "kscope/columns.h"
+#include "kscope/native/columns.h"
 #include "kscope/event.h"
 
 static void type_names_round_trip(void)

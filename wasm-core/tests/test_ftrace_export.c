@@ -9,6 +9,7 @@
 #include "check.h"
 #include "fixture_file.h"
 #include "kscope/ftrace.h"
+#include "kscope/native/ftrace_export.h"
 #include "sim_test_util.h"
 
 /* The whole export of a log, NUL-terminated (free it), pulled `piece` bytes at a time. */

@@ -8,6 +8,7 @@ static const test_case *const all_lists[] = {
     cache_model_tests, base_tests, workload_tests, sim_core_tests, sched_hooks_tests, sim_snapshot_tests,
     ftrace_decode_tests, ftrace_export_tests, mm_cid_tests, mm_cid_lesson_tests, conform_tests,
     tracedat_tests, tracedat_compressed_tests, tracedat_instances_tests, perf_script_tests, systrace_tests, parquet_tests,
+    trace_decoder_tests,
 };
 
 int main(void)

@@ -11,7 +11,7 @@
 #include <zstd.h>
 
 #include "check.h"
-#include "kscope/parquet.h"
+#include "kscope/native/parquet.h"
 #include "../src/store/rle_hybrid.h"
 #include "../src/store/thrift_compact.h"
 

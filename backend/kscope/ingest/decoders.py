@@ -3,8 +3,9 @@
 `kscope ingest` runs the native kscope-ingest program instead (ingest/native_ingest.py);
 these are for callers that read the records themselves (conform, the kernel harness).
 
-A reader thread feeds the input to the C decoder (text formats: 1 MiB pieces;
-trace.dat: the byte ranges the decoder asks for, read with pread); the C call
+A reader thread feeds the input to the C decoder the registry names for the detected
+format (kscope.native.decoders: text formats ask for 1 MiB pieces front to back,
+trace.dat for the byte ranges it needs; both read with pread); the C call
 runs without the GIL, so decoding the next piece overlaps with the caller
 working on the previous one. Pieces decode into one event log until it holds
 `batch_events` records (0: one log per piece), which is handed over whole: no
@@ -12,11 +13,7 @@ copy per piece. At most two full logs wait in the queue, so memory stays
 bounded whatever the file size. One decoder per input: decoding a large text in
 parts side by side is kscope-ingest's job (tools/ingest/decode_producers.c).
 
-    format name (ks_trace_detect)     decoder
-    ftrace-text, trace-cmd-report      ftrace.h   (tracefs `trace`, atrace, `trace-cmd report`)
-    trace.dat                          tracedat.h (trace-cmd binary v6/v7)
-    perf-script, perf-sched-timehist   perf.h
-    systrace-html                      systrace.h
+The format -> decoder table is the C core's (trace_decoder.h), not repeated here.
 """
 
 import os
@@ -24,13 +21,12 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from kscope.ingest import records, reports
 from kscope.ingest.formats import Batch, DecodeReport, Progress
-from kscope.native import decoders, ftrace
+from kscope.native import decoders
 from kscope.native.log import EventLog, has_text, records_view, text_arena
 
 PIECE = 1 << 20  # small pieces: fewer decoded records in flight (RSS)
@@ -155,85 +151,56 @@ class _Filling:
         self.log.close()
 
 
-def _text_pieces(path: Path, decoder: Any, batch_events: int = 0, pool: LogPool | None = None) -> Producer:
-    """Feeds the file to the decoder in pieces; yields (log, bytes done)."""
+def _produce(path: Path, decoder: decoders.TraceDecoder, batch_events: int, pool: LogPool) -> Producer:
+    """The one decoder loop: reads what the decoder wants (text front to back, trace.dat by
+    offset) with pread; yields (log, bytes done)."""
+    size = path.stat().st_size
+
     def produce() -> Iterator[tuple[EventLog, int]]:
-        done = 0
+        fd = os.open(path, os.O_RDONLY)
         filling = _Filling(batch_events, pool)
         try:
-            with open(path, "rb") as f:
-                while piece := f.read(PIECE):
-                    decoder.feed(piece, filling.log)
-                    done += len(piece)
-                    if (full := filling.take()) is not None:
-                        yield full, done
+            done = 0
+            while True:
+                offset, want = decoder.want()
+                if want == 0:
+                    break
+                data = os.pread(fd, max(want, 1 << 16), offset)
+                _, going = decoder.feed(offset, data, filling.log)
+                done += len(data)
+                if (full := filling.take()) is not None:
+                    yield full, min(done, size)
+                if not going:
+                    break
             decoder.finish(filling.log)
-            yield filling.take(force=True), done
+            yield filling.take(force=True), size
         finally:
             filling.close()
+            os.close(fd)
     return produce
+
+
+def decode(path: Path, source: str, on_batch: Batch, progress: Progress, batch_events: int = 0,
+           format_name: str = "ftrace-text") -> DecodeReport:
+    """Decodes the file with the C registry's decoder for format_name (a detected format)."""
+    pool = LogPool(LOGS_IN_FLIGHT)
+    try:
+        with decoders.TraceDecoder.for_format(format_name) as decoder:
+            decoder.set_piece(PIECE)
+            pipelined(_produce(path, decoder, batch_events, pool), on_batch, progress, pool)
+            stats = decoder.stats()
+            name = decoder.name
+    finally:
+        pool.close()
+    return reports.of(name, [stats], source)
 
 
 def decode_ftrace(path: Path, source: str, on_batch: Batch, progress: Progress,
                   batch_events: int = 0) -> DecodeReport:
     """ftrace text: tracefs `trace`, atrace, `trace-cmd report`."""
-    pool = LogPool(LOGS_IN_FLIGHT)
-    try:
-        with ftrace.FtraceDecoder() as decoder:
-            pipelined(_text_pieces(path, decoder, batch_events=batch_events, pool=pool), on_batch, progress, pool)
-            stats = decoder.stats()
-    finally:
-        pool.close()
-    return reports.ftrace([stats])
-
-
-def decode_perf(path: Path, source: str, on_batch: Batch, progress: Progress,
-                batch_events: int = 0) -> DecodeReport:
-    with decoders.PerfDecoder() as decoder:
-        pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
-        s = decoder.stats()
-    return reports.perf(s, source)
-
-
-def decode_systrace(path: Path, source: str, on_batch: Batch, progress: Progress,
-                    batch_events: int = 0) -> DecodeReport:
-    with decoders.SystraceDecoder() as decoder:
-        pipelined(_text_pieces(path, decoder, batch_events=batch_events), on_batch, progress)
-        s = decoder.stats()
-    return reports.systrace(s)
+    return decode(path, source, on_batch, progress, batch_events, "ftrace-text")
 
 
 def decode_tracedat(path: Path, source: str, on_batch: Batch, progress: Progress,
                     batch_events: int = 0) -> DecodeReport:
-    size = path.stat().st_size
-    pool = LogPool(LOGS_IN_FLIGHT)
-    with decoders.TracedatDecoder() as decoder:
-        def produce() -> Iterator[tuple[EventLog, int]]:
-            fd = os.open(path, os.O_RDONLY)
-            filling = _Filling(batch_events, pool)
-            try:
-                done = 0
-                while True:
-                    offset, want = decoder.want()
-                    if want == 0:
-                        break
-                    data = os.pread(fd, max(want, 1 << 16), offset)
-                    _, going = decoder.feed(offset, data, filling.log)
-                    done += len(data)
-                    if (full := filling.take()) is not None:
-                        yield full, min(done, size)
-                    if not going:
-                        break
-                decoder.finish(filling.log)
-                yield filling.take(force=True), size
-            finally:
-                filling.close()
-                os.close(fd)
-
-        try:
-            pipelined(produce, on_batch, progress, pool)
-        finally:
-            pool.close()
-        s = decoder.stats()
-        s["buffers"] = decoder.buffer_names()
-    return reports.tracedat(s, source)
+    return decode(path, source, on_batch, progress, batch_events, "trace.dat")

@@ -1,17 +1,16 @@
 """Trace formats: detection from content (never from the file name) and the decoder registry.
 
 A decoder turns a file into batches of ks_event records. `detect()` asks the C
-detector (ks_trace_detect, on the first 64 KiB) which format a file holds and
-picks the registered format that takes that name; a core without the detector
-falls back to the Python sniffers. Formats whose C decoder is not in the loaded
-libkscope.so are not registered. `kscope ingest` decodes in the native kscope-ingest program
-(native_ingest.py); `decode` runs the same C decoders in this process (decoders.py).
+detector (ks_trace_detect, on the first 64 KiB) which format a file holds; the
+registry is the C core's (trace_decoder.h: which decoder reads which detected
+format), read once, so the choice is made in one place. `kscope ingest` decodes in
+the native kscope-ingest program (native_ingest.py); `decode` runs the same C
+decoders in this process (decoders.py).
 
     decode(path, source, on_batch, progress, batch_events=0) -> DecodeReport
         on_batch(records, arena) is called per batch, in input order
 """
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,6 @@ class DecodeReport:
 class Format:
     name: str
     detected_as: tuple[str, ...]  # ks_trace_format_name()s this decoder takes
-    sniff: Callable[[bytes], bool] | None  # fallback when the core has no detector
     decode: Callable[..., DecodeReport]  # (path, source, on_batch, progress, batch_events=0)
     description: str
 
@@ -60,32 +58,32 @@ def register(fmt: Format) -> None:
     REGISTRY.append(fmt)
 
 
-def _in_process(name: str) -> Callable[..., DecodeReport]:
-    """decoders.<name>, imported on first call (it imports numpy; `kscope ingest` never calls it)."""
+# What the user reads about each of the C registry's decoders (kscope formats, the API).
+DESCRIPTIONS = {
+    "ftrace": "ftrace text: tracefs `trace`, atrace, `trace-cmd report` output",
+    "trace.dat": "trace-cmd trace.dat, v6/v7",
+    "perf": "`perf script` / `perf sched timehist` text",
+    "systrace": "Android systrace HTML",
+}
+
+
+def _in_process(format_name: str) -> Callable[..., DecodeReport]:
+    """decoders.decode for that format, imported on first call (it imports numpy; `kscope
+    ingest` never calls it)."""
     def decode(*args: Any, **kwargs: Any) -> DecodeReport:
         from kscope.ingest import decoders
 
-        return getattr(decoders, name)(*args, **kwargs)
+        return decoders.decode(*args, **kwargs, format_name=format_name)
     return decode
 
 
 def registry() -> list[Format]:
-    """The formats whose C decoder the loaded core has (registered on first call)."""
+    """The C core's decoders, each with the detected formats it reads (registered on first call)."""
     if not REGISTRY:
         from kscope.native import decoders
 
-        available = decoders.available()
-        register(Format("ftrace", ("ftrace-text", "trace-cmd-report"), sniff_ftrace, _in_process("decode_ftrace"),
-                        "ftrace text: tracefs `trace`, atrace, `trace-cmd report` output"))
-        if available["trace.dat"]:
-            register(Format("trace.dat", ("trace.dat",), None, _in_process("decode_tracedat"),
-                            "trace-cmd trace.dat, v6/v7"))
-        if available["perf"]:
-            register(Format("perf", ("perf-script", "perf-sched-timehist"), None, _in_process("decode_perf"),
-                            "`perf script` / `perf sched timehist` text"))
-        if available["systrace"]:
-            register(Format("systrace", ("systrace-html",), None, _in_process("decode_systrace"),
-                            "Android systrace HTML"))
+        for name, detected_as in decoders.registry().items():
+            register(Format(name, detected_as, _in_process(detected_as[0]), DESCRIPTIONS.get(name, name)))
     return REGISTRY
 
 
@@ -93,9 +91,7 @@ def names() -> list[str]:
     return [f.name for f in registry()]
 
 
-# "  <idle>-0     [001] d..2.  1273.158974: sched_switch: ..." (TGID column optional)
-_FTRACE_LINE = re.compile(rb"^\s*.+-\d+\s+(\(\s*[\d-]+\)\s+)?\[\d+\]\s+(\S+\s+)?\d+(\.\d+)?:\s+\S+:", re.M)
-TRACEDAT_MAGIC = b"\x17\x08Dtracing"
+TRACEDAT_MAGIC = b"\x17\x08Dtracing"  # trace-cmd's magic (the CLI checks a file for it before decoding)
 
 
 def looks_binary(head: bytes) -> int:
@@ -106,15 +102,6 @@ def looks_binary(head: bytes) -> int:
     return -1
 
 
-def sniff_ftrace(head: bytes) -> bool:
-    if looks_binary(head) >= 0:
-        return False
-    text = head.lstrip()
-    if text.startswith((b"# tracer:", b"version = ", b"cpus=")):
-        return True
-    return _FTRACE_LINE.search(head) is not None
-
-
 def detect(path: Path, source: str) -> Format:
     """The format of the file's content; InputError naming the file and what was found."""
     with open(path, "rb") as f:
@@ -123,21 +110,12 @@ def detect(path: Path, source: str) -> Format:
         raise InputError(f"{source}: byte 0: the file is empty")
     from kscope.native import decoders
 
-    formats = registry()
-    if decoders.available()["detect"]:
-        found = decoders.detect(head)
-        for fmt in formats:
-            if found in fmt.detected_as:
-                return fmt
-        if found in NOT_DECODED:
-            raise InputError(f"{source}: byte 0: {NOT_DECODED[found]}", status=415)
-    else:
-        for fmt in formats:
-            if fmt.sniff is not None and fmt.sniff(head):
-                return fmt
-    if head.startswith(TRACEDAT_MAGIC):
-        raise InputError(f"{source}: byte 0: a trace-cmd trace.dat, but this kscope's C core has no "
-                         f"trace.dat decoder (formats: {', '.join(names())})", status=415)
+    found = decoders.detect(head)
+    for fmt in registry():
+        if found in fmt.detected_as:
+            return fmt
+    if found in NOT_DECODED:
+        raise InputError(f"{source}: byte 0: {NOT_DECODED[found]}", status=415)
     bad = looks_binary(head)
     if bad >= 0:
         raise InputError(f"{source}: byte {bad}: binary data (byte 0x{head[bad]:02x}) and no known "

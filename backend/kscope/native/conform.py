@@ -34,10 +34,6 @@ CAUSES = ("unexplained", "missing_events", "scan_not_visible", "state_before_tra
           "same_time_order")
 
 
-def available() -> bool:
-    return core.has("ks_conform_new")
-
-
 class Conform:
     """One replay of a variant of the mm_cid model over events fed in time order."""
 

@@ -181,6 +181,21 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     # trace_detect.h
     "ks_trace_detect": ([ctypes.c_void_p, _i32], _i32),
     "ks_trace_format_name": ([_i32], _str),
+    # trace_decoder.h
+    "ks_trace_format_decoder": ([_i32], ctypes.c_char_p),
+    "ks_trace_decoder_new": ([_i32, _HandleOut], _i32),
+    "ks_trace_decoder_open": ([ctypes.c_void_p, _i32, _P(_i32), _HandleOut], _i32),
+    "ks_trace_decoder_free": ([_Handle], None),
+    "ks_trace_decoder_format": ([_Handle], _i32),
+    "ks_trace_decoder_name": ([_Handle], ctypes.c_char_p),
+    "ks_trace_decoder_set_piece": ([_Handle, _i32], _i32),
+    "ks_trace_decoder_want": ([_Handle, _P(ctypes.c_int64), _P(_i32)], _i32),
+    "ks_trace_decoder_feed": ([_Handle, ctypes.c_int64, ctypes.c_void_p, _i32, _Handle], _i32),
+    "ks_trace_decoder_finish": ([_Handle, _Handle], _i32),
+    "ks_trace_decoder_stats": ([_Handle, _P(st.KsTraceStats)], _i32),
+    "ks_trace_decoder_format_stats": ([_Handle, ctypes.c_void_p, _i32], _i32),
+    "ks_trace_decoder_format_stats_size": ([_Handle], _i32),
+    "ks_trace_decoder_inner": ([_Handle], ctypes.c_void_p),
     # tracedat.h
     "ks_tracedat_decoder_new": ([_HandleOut], _i32),
     "ks_tracedat_decoder_free": ([_Handle], None),
@@ -211,9 +226,6 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_conform_disagreement_get": ([_Handle, _i32, ctypes.c_void_p], _i32),
     "ks_conform_set_resync": ([_Handle, _i32], _i32),
 }
-# Formats whose decoder a libkscope.so may lack (an older build): bound only if exported.
-OPTIONAL_PREFIXES = ("ks_trace_detect", "ks_trace_format_name", "ks_tracedat_", "ks_perf_", "ks_systrace_",
-                     "ks_conform_")
 
 
 @lru_cache(maxsize=1)
@@ -226,18 +238,11 @@ def lib() -> ctypes.CDLL:
             f"(or `make -C wasm-core native`), or point KSCOPE_CORE_LIB at it"
         )
     cdll = ctypes.CDLL(str(path))
-    for name, (argtypes, restype) in _SIGNATURES.items():
-        if name.startswith(OPTIONAL_PREFIXES) and not hasattr(cdll, name):
-            continue
+    for name, (argtypes, restype) in _SIGNATURES.items():  # every one: the core is built with them all
         fn = getattr(cdll, name)
         fn.argtypes = argtypes
         fn.restype = restype
     return cdll
-
-
-def has(name: str) -> bool:
-    """Whether the loaded core exports `name` (optional decoders of older builds)."""
-    return hasattr(lib(), name)
 
 
 def text(raw: bytes | None) -> str:

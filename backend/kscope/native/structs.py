@@ -141,6 +141,16 @@ class KsTracedatStats(ctypes.Structure):
     ]
 
 
+class KsTraceStats(ctypes.Structure):
+    """struct ks_trace_stats: what every decoder counts (trace_decoder.h)."""
+
+    _fields_ = [
+        ("format", _i32), ("status", _i32), ("events", _u32), ("generic_events", _u32), ("malformed", _u32),
+        ("lost_events", _u32), ("nr_cpus", _i32), ("lines", _u32), ("bytes_fed", ctypes.c_int64),
+        ("error_offset", ctypes.c_int64), ("first_error", KsParseError),
+    ]
+
+
 class KsPerfStats(ctypes.Structure):
     """struct ks_perf_stats: what the perf script / timehist decoder has seen."""
 

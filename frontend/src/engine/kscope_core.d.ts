@@ -52,30 +52,19 @@ declare module '*/kscope_core.mjs' {
     _ks_event_log_data(log: Ptr): Ptr
     _ks_event_log_text(log: Ptr, offset: number): Ptr
 
-    // kscope/trace_detect.h, ftrace.h, perf.h, systrace.h, tracedat.h (decoding real traces)
-    _ks_trace_detect(head: Ptr, len: number): number
+    // kscope/trace_detect.h, trace_decoder.h, tracedat.h (decoding real traces: one interface,
+    // the core's registry picks the decoder; trace.dat's buffer names through its own decoder)
     _ks_trace_format_name(format: number): Ptr
-    _ks_ftrace_decoder_new(out: Ptr): number
-    _ks_ftrace_decoder_free(dec: Ptr): void
-    _ks_ftrace_decoder_feed(dec: Ptr, chunk: Ptr, len: number, sink: Ptr): number
-    _ks_ftrace_decoder_finish(dec: Ptr, sink: Ptr): number
-    _ks_ftrace_decoder_stats(dec: Ptr, out: Ptr): number
-    _ks_perf_decoder_new(out: Ptr): number
-    _ks_perf_decoder_free(dec: Ptr): void
-    _ks_perf_decoder_feed(dec: Ptr, chunk: Ptr, len: number, sink: Ptr): number
-    _ks_perf_decoder_finish(dec: Ptr, sink: Ptr): number
-    _ks_perf_decoder_stats(dec: Ptr, out: Ptr): number
-    _ks_systrace_decoder_new(out: Ptr): number
-    _ks_systrace_decoder_free(dec: Ptr): void
-    _ks_systrace_decoder_feed(dec: Ptr, chunk: Ptr, len: number, sink: Ptr): number
-    _ks_systrace_decoder_finish(dec: Ptr, sink: Ptr): number
-    _ks_systrace_decoder_stats(dec: Ptr, out: Ptr): number
-    _ks_tracedat_decoder_new(out: Ptr): number
-    _ks_tracedat_decoder_free(dec: Ptr): void
-    _ks_tracedat_decoder_want(dec: Ptr, offset: Ptr, len: Ptr): number
-    _ks_tracedat_decoder_feed(dec: Ptr, offset: bigint, chunk: Ptr, len: number, sink: Ptr): number
-    _ks_tracedat_decoder_finish(dec: Ptr, sink: Ptr): number
-    _ks_tracedat_decoder_stats(dec: Ptr, out: Ptr): number
+    _ks_trace_decoder_open(head: Ptr, len: number, format: Ptr, out: Ptr): number
+    _ks_trace_decoder_free(dec: Ptr): void
+    _ks_trace_decoder_name(dec: Ptr): Ptr
+    _ks_trace_decoder_set_piece(dec: Ptr, bytes: number): number
+    _ks_trace_decoder_want(dec: Ptr, offset: Ptr, len: Ptr): number
+    _ks_trace_decoder_feed(dec: Ptr, offset: bigint, chunk: Ptr, len: number, sink: Ptr): number
+    _ks_trace_decoder_finish(dec: Ptr, sink: Ptr): number
+    _ks_trace_decoder_stats(dec: Ptr, out: Ptr): number
+    _ks_trace_decoder_format_stats(dec: Ptr, out: Ptr, size: number): number
+    _ks_trace_decoder_inner(dec: Ptr): Ptr
     _ks_tracedat_decoder_buffer_count(dec: Ptr): number
     _ks_tracedat_decoder_buffer_name(dec: Ptr, index: number): Ptr
 

@@ -14,7 +14,9 @@ import {
   SIM_CPU_BYTES, SIM_TASK_BYTES, STATS_BYTES, decodeBursts, decodeEvent, decodeFrame,
   decodeParseError, decodeStats, encodeRunLimit, viewsOf,
 } from './sim_records'
-import { FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES } from './trace_records'
+import {
+  FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES, TRACE_STATS_BYTES, decodeTraceStats,
+} from './trace_records'
 
 const header = { ts_ns: 123456789n, cpu: 3, pid: 41, tgid: 40, comm: 'worker/3' }
 const headerOut = { ts_ns: 123456789, cpu: 3, pid: 41, tgid: 40, comm: 'worker/3' }
@@ -133,6 +135,30 @@ describe('frame, stats, bursts, parse error and run limit (sim_records.ts) again
     }
     expect([read('until_ns'), read('type_mask'), read('tid'), read('max_events'), read('reserved')])
       .toEqual([1234n, 6, 42, 500, 0])
+  })
+})
+
+describe('ks_trace_stats decoder (trace_records.ts) against offsetof', () => {
+  it('reads every field where the compiler put it', () => {
+    expect(TRACE_STATS_BYTES).toBe(layout.ks_trace_stats.size)
+    const buf = record('ks_trace_stats', {
+      format: 3, status: 4, events: 1001, generic_events: 17, malformed: 5, lost_events: 9, nr_cpus: 6,
+      lines: 0, bytes_fed: 77777n, error_offset: 4321n,
+    })
+    const [errAt] = fieldOf('ks_trace_stats', 'first_error')
+    const [lineAt] = fieldOf('ks_parse_error', 'line')
+    const [fieldAt, fieldLen] = fieldOf('ks_parse_error', 'field')
+    const [messageAt, messageLen] = fieldOf('ks_parse_error', 'message')
+    put(buf, errAt + lineAt, 4, 0)
+    put(buf, errAt + fieldAt, fieldLen, 'records')
+    put(buf, errAt + messageAt, messageLen, 'a record shorter than its header')
+    const u8 = new Uint8Array(buf)
+    const s = decodeTraceStats(u8, new Int32Array(buf, 0, Math.floor(buf.byteLength / 4)), 0, 'trace.dat', 99)
+    expect(s).toEqual({
+      format: 'trace.dat', bytes: 99, status: 4, events: 1001, genericEvents: 17, malformed: 5, lostEvents: 9,
+      nrCpus: 6, lines: 0, uname: '', traceClock: '',
+      firstError: { line: 0, offset: 4321, field: 'records', message: 'a record shorter than its header' },
+    })
   })
 })
 

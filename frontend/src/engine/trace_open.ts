@@ -1,14 +1,16 @@
 /*
  * Real traces decoded in the browser by the C decoders (never uploaded):
- * format detection, decompression first when the file is compressed
- * (decompress.ts), then the ftrace / perf / systrace / trace.dat decoder's
+ * decompression first when the file is compressed (decompress.ts), then one
+ * ks_trace_decoder (trace_decoder.h) - the core detects the format and its
+ * registry picks the decoder, nothing here chooses - driven by one loop that
+ * reads what the decoder wants (text front to back, trace.dat by offset);
  * records copied out of wasm memory into columns (trace_records.ts).
  */
 import { compressionOf, type Compression } from './compression'
 import { KscopeError, KsStatus, TraceOpenError } from './core_errors'
 import {
-  TraceColumnsBuilder,
-  decodeFtraceStats, decodePerfStats, decodeTracedatStats, headerLines,
+  TraceColumnsBuilder, TRACEDAT_STATS_BYTES,
+  decodeTraceStats, decodeTracedatStats, headerLines,
   type TraceColumns, type TraceDecodeStats,
 } from './trace_records'
 import type { KscopeCoreModule, WasmContext } from './wasm_context'
@@ -41,15 +43,17 @@ export interface TraceOpenOptions {
 }
 
 const DETECT_BYTES = 64 << 10
-const TRACE_SCRATCH = 512 // stats (<= 368) + want offset (i64 @ 400) + len (@ 408) + out pointer (@ 416)
-const FORMAT = {
-  FTRACE_TEXT: 1, TRACE_CMD_REPORT: 2, TRACE_DAT: 3, PERF_SCRIPT: 4, PERF_SCHED_TIMEHIST: 5, SYSTRACE_HTML: 6,
-  PERF_REPORT: 7, PERF_DATA: 8, GZIP: 9, ZIP: 10,
-} as const
+// Scratch: common stats (216 B) @ 0, the format's own stats (<= 368 B) @ 256, want offset (i64) @ 640,
+// want length @ 648, out pointer @ 656, detected format @ 660.
+const TRACE_SCRATCH = 672
+const S_OWN = 256, S_WANT_OFF = 640, S_WANT_LEN = 648, S_OUT = 656, S_FORMAT = 660
+const MAX_READ = 4 << 20
+/* What to do with a format the core recognises but has no decoder for (ks_trace_detect ids). */
+const PERF_REPORT = 7, PERF_DATA = 8, ZIP = 10
 const ADVICE: Record<number, string> = {
-  [FORMAT.PERF_REPORT]: 'this is perf report output (a summary, not a trace): run `perf script` and open its output',
-  [FORMAT.PERF_DATA]: 'this is a binary perf.data: run `perf script > trace.txt` and open that',
-  [FORMAT.ZIP]: 'this is a zip archive: extract the trace first',
+  [PERF_REPORT]: 'this is perf report output (a summary, not a trace): run `perf script` and open its output',
+  [PERF_DATA]: 'this is a binary perf.data: run `perf script > trace.txt` and open that',
+  [ZIP]: 'this is a zip archive: extract the trace first',
   0: 'not a trace format kscope reads (ftrace text, trace-cmd report, trace.dat v6/v7, perf script, systrace HTML)',
 }
 
@@ -67,16 +71,6 @@ function toWasm(mod: KscopeCoreModule, bytes: Uint8Array, block: { ptr: number; 
   }
   mod.HEAPU8.set(bytes, block.ptr)
   return block.ptr
-}
-
-function detect(mod: KscopeCoreModule, head: Uint8Array): number {
-  const block = { ptr: 0, cap: 0 }
-  try {
-    const ptr = toWasm(mod, head, block)
-    return mod._ks_trace_detect(ptr, head.length)
-  } finally {
-    if (block.ptr) mod._free(block.ptr)
-  }
 }
 
 /**
@@ -99,36 +93,29 @@ export async function openTrace(ctx: WasmContext, file: Blob, name: string, onPr
     file = await decompressToBlob(file, name, compressed,
       (read) => onProgress({ phase: 'decompress', bytesDone: read, bytesTotal: total, events: 0 }))
   }
-  const format = detect(mod, compressed ? await bytesOf(file, 0, DETECT_BYTES) : head)
-  const formatName = text(mod._ks_trace_format_name(format))
-  const kind = format === FORMAT.TRACE_DAT ? 'tracedat'
-    : format === FORMAT.FTRACE_TEXT || format === FORMAT.TRACE_CMD_REPORT ? 'ftrace'
-      : format === FORMAT.PERF_SCRIPT || format === FORMAT.PERF_SCHED_TIMEHIST ? 'perf'
-        : format === FORMAT.SYSTRACE_HTML ? 'systrace' : null
-  if (!kind) {
-    throw new TraceOpenError(KsStatus.PARSE, 'parse error', name,
-      ADVICE[format] ?? `${formatName} files cannot be decoded here`, { offset: 0 })
-  }
   const builder = new TraceColumnsBuilder()
   const scratch = mod._malloc(TRACE_SCRATCH)
   if (!scratch) throw new KscopeError(KsStatus.NO_MEMORY, 'out of memory', 'malloc')
   const block = { ptr: 0, cap: 0 }
   let dec = 0
   try {
-    const api = kind === 'ftrace'
-      ? { nu: mod._ks_ftrace_decoder_new, free: mod._ks_ftrace_decoder_free, feed: mod._ks_ftrace_decoder_feed, finish: mod._ks_ftrace_decoder_finish, stats: mod._ks_ftrace_decoder_stats }
-      : kind === 'perf'
-        ? { nu: mod._ks_perf_decoder_new, free: mod._ks_perf_decoder_free, feed: mod._ks_perf_decoder_feed, finish: mod._ks_perf_decoder_finish, stats: mod._ks_perf_decoder_stats }
-        : kind === 'systrace'
-          ? { nu: mod._ks_systrace_decoder_new, free: mod._ks_systrace_decoder_free, feed: mod._ks_systrace_decoder_feed, finish: mod._ks_systrace_decoder_finish, stats: mod._ks_systrace_decoder_stats }
-          : { nu: mod._ks_tracedat_decoder_new, free: mod._ks_tracedat_decoder_free, feed: null, finish: mod._ks_tracedat_decoder_finish, stats: mod._ks_tracedat_decoder_stats }
-    check(api.nu(scratch + 416), `${name}: decoder`)
-    dec = mod.HEAPU32[(scratch + 416) >>> 2]
+    // Detect + new: the core's registry picks the decoder for what it detects.
+    const headBytes = compressed ? await bytesOf(file, 0, DETECT_BYTES) : head
+    const opened = mod._ks_trace_decoder_open(toWasm(mod, headBytes, block), headBytes.length, scratch + S_FORMAT, scratch + S_OUT)
+    const format = mod.HEAP32[(scratch + S_FORMAT) >>> 2]
+    const formatName = text(mod._ks_trace_format_name(format))
+    if (opened === KsStatus.NOT_FOUND) {
+      throw new TraceOpenError(KsStatus.PARSE, 'parse error', name,
+        ADVICE[format] ?? `${formatName} files cannot be decoded here`, { offset: 0 })
+    }
+    check(opened, `${name}: decoder`)
+    dec = mod.HEAPU32[(scratch + S_OUT) >>> 2]
+    check(mod._ks_trace_decoder_set_piece(dec, Math.max(4096, options.chunkBytes ?? 1 << 20)), `${name}: decoder`)
 
     /** Runs one decoder call into a fresh C log, copies the records out, frees the log. */
     const intoColumns = (call: (sink: number) => number, what: string): number => {
-      check(mod._ks_event_log_new(scratch + 416), 'ks_event_log_new')
-      const log = mod.HEAPU32[(scratch + 416) >>> 2]
+      check(mod._ks_event_log_new(scratch + S_OUT), 'ks_event_log_new')
+      const log = mod.HEAPU32[(scratch + S_OUT) >>> 2]
       try {
         const status = call(log)
         const n = mod._ks_event_log_count(log) >>> 0
@@ -146,70 +133,54 @@ export async function openTrace(ctx: WasmContext, file: Blob, name: string, onPr
       }
     }
 
+    // The one loop: the bytes the decoder wants, until it wants none (or cannot go on).
+    // The "# ..." header lines are read off the file's start (none for a binary trace.dat).
     let header: string[] = []
-    if (kind !== 'tracedat') {
-      const chunk = Math.max(4096, options.chunkBytes ?? 1 << 20)
-      let headerDone = false
-      let headText = ''
-      let stopped = false
-      for (let off = 0; off < file.size && !stopped; off += chunk) {
-        const bytes = await bytesOf(file, off, off + chunk)
-        if (!headerDone) {
-          headText += new TextDecoder('utf-8').decode(bytes.subarray(0, Math.min(bytes.length, 1 << 20)))
-          const h = headerLines(headText)
-          header = h.lines
-          headerDone = h.done || headText.length >= 4 << 20
-        }
-        const ptr = toWasm(mod, bytes, block)
-        const status = intoColumns((sink) => api.feed!(dec, ptr, bytes.length, sink), 'feed')
-        if (status === KsStatus.PARSE) stopped = true
-        onProgress({ phase: 'decode', bytesDone: Math.min(file.size, off + bytes.length), bytesTotal: file.size, events: builder.count })
+    let headText = ''
+    let headRead = 0    // bytes of the file's start read into headText
+    let headerDone = false
+    for (;;) {
+      check(mod._ks_trace_decoder_want(dec, scratch + S_WANT_OFF, scratch + S_WANT_LEN), `${name}: want`)
+      const want = Number(views().u64[(scratch + S_WANT_OFF) >>> 3])
+      const len = mod.HEAP32[(scratch + S_WANT_LEN) >>> 2]
+      if (len <= 0) break
+      const bytes = await bytesOf(file, want, want + Math.min(len, MAX_READ))
+      if (!headerDone && want === headRead) {
+        headText += new TextDecoder('utf-8').decode(bytes.subarray(0, Math.min(bytes.length, 1 << 20)))
+        headRead += bytes.length
+        const h = headerLines(headText)
+        header = h.lines
+        headerDone = h.done || headText.length >= 4 << 20
       }
-      intoColumns((sink) => api.finish(dec, sink), 'finish')
-    } else {
-      const MAX_READ = 4 << 20
-      for (;;) {
-        check(mod._ks_tracedat_decoder_want(dec, scratch + 400, scratch + 408), `${name}: want`)
-        const want = Number(views().u64[(scratch + 400) >>> 3])
-        const len = mod.HEAP32[(scratch + 408) >>> 2]
-        if (len <= 0) break
-        const bytes = await bytesOf(file, want, want + Math.min(len, MAX_READ))
-        const ptr = bytes.length ? toWasm(mod, bytes, block) : (block.ptr || scratch)
-        const status = intoColumns((sink) => mod._ks_tracedat_decoder_feed(dec, BigInt(want), ptr, bytes.length, sink), 'feed')
-        onProgress({ phase: 'decode', bytesDone: Math.min(file.size, want + bytes.length), bytesTotal: file.size, events: builder.count })
-        if (status === KsStatus.PARSE) break
-      }
-      intoColumns((sink) => api.finish(dec, sink), 'finish')
+      const ptr = bytes.length ? toWasm(mod, bytes, block) : (block.ptr || scratch)
+      const status = intoColumns((sink) => mod._ks_trace_decoder_feed(dec, BigInt(want), ptr, bytes.length, sink), 'feed')
+      onProgress({ phase: 'decode', bytesDone: Math.min(file.size, want + bytes.length), bytesTotal: file.size, events: builder.count })
+      if (status === KsStatus.PARSE) break
     }
+    intoColumns((sink) => mod._ks_trace_decoder_finish(dec, sink), 'finish')
 
-    check(api.stats(dec, scratch), `${name}: stats`)
-    const v = views()
-    const i32 = new Int32Array(v.u8.buffer)
-    let stats: TraceDecodeStats
-    let failed: { status: number } | null = null
-    if (kind === 'tracedat') {
-      const s = decodeTracedatStats(v.u8, i32, scratch, formatName, file.size)
-      if (s.status !== KsStatus.OK) failed = s
-      const nb = mod._ks_tracedat_decoder_buffer_count(dec)
-      stats = { ...s, buffers: Array.from({ length: nb }, (_, i) => ({
-        name: text(mod._ks_tracedat_decoder_buffer_name(dec, i)), events: builder.bufferCounts[i] ?? 0 })) }
-    } else if (kind === 'perf') {
-      const s = decodePerfStats(v.u8, i32, scratch, formatName, file.size)
-      if (s.status !== KsStatus.OK) failed = s
-      stats = s
-    } else {
-      stats = decodeFtraceStats(v.u8, i32, scratch, formatName, file.size)
+    check(mod._ks_trace_decoder_stats(dec, scratch), `${name}: stats`)
+    let v = views()
+    const common = decodeTraceStats(v.u8, new Int32Array(v.u8.buffer), scratch, formatName, file.size)
+    let stats: TraceDecodeStats = common
+    if (text(mod._ks_trace_decoder_name(dec)) === 'trace.dat') {   // what only a trace.dat says
+      check(mod._ks_trace_decoder_format_stats(dec, scratch + S_OWN, TRACEDAT_STATS_BYTES), `${name}: stats`)
+      v = views()
+      const own = decodeTracedatStats(v.u8, new Int32Array(v.u8.buffer), scratch + S_OWN, formatName, file.size)
+      const td = mod._ks_trace_decoder_inner(dec)
+      const nb = mod._ks_tracedat_decoder_buffer_count(td)
+      stats = { ...own, buffers: Array.from({ length: nb }, (_, i) => ({
+        name: text(mod._ks_tracedat_decoder_buffer_name(td, i)), events: builder.bufferCounts[i] ?? 0 })) }
     }
-    if (failed) {
+    if (common.status !== KsStatus.OK) {
       const e = stats.firstError
-      throw new TraceOpenError(failed.status, text(mod._ks_status_message(failed.status)), name,
+      throw new TraceOpenError(common.status, text(mod._ks_status_message(common.status)), name,
         e?.message || 'the decoder stopped', { offset: e?.offset, line: e?.line, field: e?.field })
     }
     onProgress({ phase: 'done', bytesDone: file.size, bytesTotal: file.size, events: builder.count })
     return { name, format: formatName, compressed, columns: builder.finish(), stats, header }
   } finally {
-    if (dec) (kind === 'ftrace' ? mod._ks_ftrace_decoder_free : kind === 'perf' ? mod._ks_perf_decoder_free
-      : kind === 'systrace' ? mod._ks_systrace_decoder_free : mod._ks_tracedat_decoder_free)(dec)
+    if (dec) mod._ks_trace_decoder_free(dec)
     if (block.ptr) mod._free(block.ptr)
     mod._free(scratch)
   }

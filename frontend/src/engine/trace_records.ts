@@ -238,6 +238,7 @@ export const FTRACE_STATS_BYTES = 208
 export const PERF_STATS_BYTES = 216
 export const SYSTRACE_STATS_BYTES = 224
 export const TRACEDAT_STATS_BYTES = 368
+export const TRACE_STATS_BYTES = 216
 
 function cString(u8: Uint8Array, at: number, max: number): string {
   let end = at
@@ -253,22 +254,19 @@ function parseProblem(u8: Uint8Array, i32: Int32Array, at: number, offset = -1):
   return { line, offset, field: cString(u8, at + 8, 32), message }
 }
 
-export function decodeFtraceStats(u8: Uint8Array, i32: Int32Array, at: number, format: string, bytes: number): TraceDecodeStats {
-  const w = at >>> 2
-  return {
-    format, bytes, lines: i32[w] >>> 0, events: i32[w + 1] >>> 0, genericEvents: i32[w + 2] >>> 0,
-    malformed: i32[w + 4] >>> 0, lostEvents: i32[w + 5] >>> 0, nrCpus: i32[w + 6], uname: '', traceClock: '',
-    firstError: parseProblem(u8, i32, at + 40),
-  }
-}
-
-export function decodePerfStats(u8: Uint8Array, i32: Int32Array, at: number, format: string, bytes: number):
+/**
+ * ks_trace_stats (trace_decoder.h), what every decoder counts:
+ *   0 format i32 | 4 status i32 | 8 events | 12 generic_events | 16 malformed | 20 lost_events
+ *   24 nr_cpus i32 | 28 lines | 32 bytes_fed i64 | 40 error_offset i64 | 48 first_error
+ */
+export function decodeTraceStats(u8: Uint8Array, i32: Int32Array, at: number, format: string, bytes: number):
   TraceDecodeStats & { status: number } {
   const w = at >>> 2
+  const errorOffset = i32[w + 10] + i32[w + 11] * 4294967296
   return {
-    format, bytes, lines: i32[w] >>> 0, events: i32[w + 1] >>> 0, genericEvents: i32[w + 2] >>> 0,
-    malformed: i32[w + 5] >>> 0, lostEvents: 0, nrCpus: i32[w + 7], uname: '', traceClock: '',
-    firstError: parseProblem(u8, i32, at + 48), status: i32[w + 10],
+    format, bytes, lines: i32[w + 7] >>> 0, events: i32[w + 2] >>> 0, genericEvents: i32[w + 3] >>> 0,
+    malformed: i32[w + 4] >>> 0, lostEvents: i32[w + 5] >>> 0, nrCpus: i32[w + 6], uname: '', traceClock: '',
+    firstError: parseProblem(u8, i32, at + 48, errorOffset), status: i32[w + 1],
   }
 }
 

@@ -8,7 +8,8 @@
  *     \___comm__/ \pid/   \tgid/   \cpu/ \flags/ \timestamp/   \_event_/   \_fields_...
  *
  * The decoder turns such text into ks_event records (typed for the tracepoints
- * of event.h, generic for every other event); the exporter writes records back
+ * of event.h, generic for every other event); the exporter (native-only:
+ * kscope/native/ftrace_export.h) writes records back
  * as the text a 6.18 kernel prints, so a simulated run can be opened in any
  * ftrace tool and a real trace can be replayed through the views.
  *
@@ -107,32 +108,6 @@ KS_API int32_t ks_ftrace_decoder_stats(const ks_ftrace_decoder *dec, ks_ftrace_s
 KS_API int32_t ks_ftrace_decode(const char *text, int32_t len, ks_event_log *sink,
                                 ks_ftrace_stats *stats);
 
-/*
- * The exporter. Two stateless formatters write into a caller buffer; each
- * returns KS_ERR_RANGE when the text does not fit, with *written set to the
- * bytes it needs (the text is complete only on KS_OK). text_log is the log a
- * generic record's name and fields live in (may be NULL for typed records).
- */
-KS_API int32_t ks_ftrace_format_header(uint32_t nr_events, int32_t nr_cpus, uint32_t flags,
-                                       char *buf, int32_t cap, int32_t *written);
-KS_API int32_t ks_ftrace_format_event(const ks_event *ev, const ks_event_log *text_log,
-                                      uint32_t flags, char *buf, int32_t cap, int32_t *written);
-
-/*
- * A whole log as one `trace` file, pulled in pieces of any size (wasm-friendly:
- * JS allocates one buffer and calls read until *written is 0). nr_cpus <= 0
- * means "highest cpu in the log + 1". The header's entry count is the log's
- * count at _new; records appended later are not exported.
- */
-typedef struct ks_ftrace_exporter ks_ftrace_exporter;
-
-KS_API int32_t ks_ftrace_exporter_new(const ks_event_log *log, int32_t nr_cpus, uint32_t flags,
-                                      ks_ftrace_exporter **out);
-KS_API void ks_ftrace_exporter_free(ks_ftrace_exporter *x);
-/* Copies the next bytes of the text into buf; *written is 0 at the end. */
-KS_API int32_t ks_ftrace_exporter_read(ks_ftrace_exporter *x, char *buf, int32_t cap,
-                                       int32_t *written);
-/* The flags actually used (KS_FTRACE_NSEC added when the log needs it). */
-KS_API uint32_t ks_ftrace_exporter_flags(const ks_ftrace_exporter *x);
+/* The exporter (records -> this text) is native-only API: kscope/native/ftrace_export.h. */
 
 #endif

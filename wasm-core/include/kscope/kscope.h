@@ -15,7 +15,7 @@
 #include "kscope/perf.h"
 #include "kscope/systrace.h"
 #include "kscope/trace_detect.h"
-#include "kscope/columns.h"
+#include "kscope/native/columns.h"
 #include "kscope/mm_cid.h"          /* registry: the models' view formats */
 
 #endif

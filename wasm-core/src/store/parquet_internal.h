@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <zstd.h>
 
-#include "kscope/parquet.h"
+#include "kscope/native/parquet.h"
 #include "byte_buf.h"
 
 /* parquet.thrift enums (parquet-format src/main/thrift/parquet.thrift) */

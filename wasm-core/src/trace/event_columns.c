@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kscope/columns.h"
+#include "kscope/native/columns.h"
 
 /* ---- columns ---------------------------------------------------------------- */
 

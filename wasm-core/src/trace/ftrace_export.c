@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "ftrace_text_tokenizer.h"
+#include "kscope/native/ftrace_export.h"
 
 /* ---- a bounded text writer that still counts what did not fit ----------------- */
 

@@ -31,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder_common.h"
 #include "ftrace_text_tokenizer.h"
+#include "kscope/trace_detect.h"
 
 /* ---- typed tracepoints: field lists ---------------------------------------------- */
 
@@ -289,9 +291,8 @@ bool ft_parse_tracepoint(text_span payload, ks_event *ev, ft_token_error *err)
 /* ---- the decoder ------------------------------------------------------------------ */
 
 struct ks_ftrace_decoder {
-    ft_lines lines;
+    line_stream in;             /* its scratch: "name\0fields\0" of a generic record */
     ks_ftrace_stats stats;
-    char *scratch;              /* "name\0fields\0" of a generic record */
 };
 
 /* Counts a malformed line; the first one is described in the stats. */
@@ -299,13 +300,7 @@ static void note_malformed(ks_ftrace_decoder *dec, int32_t column, const char *f
                            const char *message)
 {
     ks_ftrace_stats *st = &dec->stats;
-    st->malformed_lines++;
-    if (st->first_error.line != 0)
-        return;
-    st->first_error.line = (int32_t)st->lines;
-    st->first_error.column_or_field = column;
-    snprintf(st->first_error.field, sizeof st->first_error.field, "%s", field);
-    snprintf(st->first_error.message, sizeof st->first_error.message, "%s", message);
+    trace_note_line(&st->first_error, &st->malformed_lines, st->lines, column, field, message);
 }
 
 /* "# entries-in-buffer/entries-written: 825/825   #P:2", "# tracer: nop", or any comment. */
@@ -414,14 +409,12 @@ static bool read_context(text_span line, const ft_line_head *h, ks_event *ev,
 static int32_t append_generic(ks_ftrace_decoder *dec, const ks_event *ev, const ft_line_head *h,
                               ks_event_log *sink)
 {
-    char *name = dec->scratch, *fields = dec->scratch + h->name.len + 1;
+    char *name = dec->in.scratch, *fields = dec->in.scratch + h->name.len + 1;
     memcpy(name, h->name.at, (size_t)h->name.len);
     name[h->name.len] = '\0';
     memcpy(fields, h->payload.at, (size_t)h->payload.len);
     fields[h->payload.len] = '\0';
-    dec->stats.generic_events++;
-    return ks_event_log_append_generic(sink, ev->ts_ns, ev->cpu, ev->pid, ev->tgid, ev->comm,
-                                       name, fields);
+    return trace_append(sink, ev, name, fields, &dec->stats.events, &dec->stats.generic_events);
 }
 
 /* ks_event_type_from_name on a span, without copying it out: strncmp stops at the
@@ -455,24 +448,19 @@ static int32_t decode_event_line(ks_ftrace_decoder *dec, text_span line, ks_even
     dec->stats.columns |= (h.has_tgid ? KS_FTRACE_TGID : 0) | (h.flags.len ? KS_FTRACE_IRQ_INFO : 0);
     ev.type = (uint32_t)type_of_name(h.name);
     tracepoint_fields tp = fields_of((int32_t)ev.type);
-    int32_t status = KS_OK;
-    if (ev.type == KS_EV_GENERIC) {
-        status = append_generic(dec, &ev, &h, sink);
-    } else if (!parse_fields(h.payload, tp, &ev, &err)) {
+    if (ev.type == KS_EV_GENERIC)
+        return append_generic(dec, &ev, &h, sink);
+    if (!parse_fields(h.payload, tp, &ev, &err)) {
         int32_t column = (int32_t)(h.payload.at - line.at) + err.column + 1;
         note_malformed(dec, column, err.field, err.message);
-        status = append_generic(dec, &ev, &h, sink);  /* keep what the line says */
-    } else {
-        status = ks_event_log_append(sink, &ev);
+        return append_generic(dec, &ev, &h, sink);    /* keep what the line says */
     }
-    if (status == KS_OK)
-        dec->stats.events++;
-    return status;
+    return trace_append(sink, &ev, NULL, NULL, &dec->stats.events, &dec->stats.generic_events);
 }
 
-static int32_t decode_line(ks_ftrace_decoder *dec, text_span line, bool too_long,
-                           ks_event_log *sink)
+static int32_t decode_line(void *self, text_span line, bool too_long, ks_event_log *sink)
 {
+    ks_ftrace_decoder *dec = self;
     dec->stats.lines++;
     char message[96];
     if (too_long) {
@@ -505,10 +493,8 @@ int32_t ks_ftrace_decoder_new(ks_ftrace_decoder **out)
     if (!out)
         return KS_ERR_INVALID_ARG;
     ks_ftrace_decoder *dec = calloc(1, sizeof *dec);
-    if (dec)
-        dec->scratch = malloc(KS_FTRACE_MAX_LINE + 2);
-    if (!dec || !dec->scratch || ft_lines_init(&dec->lines) != KS_OK) {
-        ks_ftrace_decoder_free(dec);
+    if (!dec || line_stream_init(&dec->in) != KS_OK) {
+        free(dec);
         *out = NULL;
         return KS_ERR_NO_MEMORY;
     }
@@ -520,8 +506,7 @@ void ks_ftrace_decoder_free(ks_ftrace_decoder *dec)
 {
     if (!dec)
         return;
-    ft_lines_free(&dec->lines);
-    free(dec->scratch);
+    line_stream_free(&dec->in);
     free(dec);
 }
 
@@ -530,25 +515,14 @@ int32_t ks_ftrace_decoder_feed(ks_ftrace_decoder *dec, const char *chunk, int32_
 {
     if (!dec || !sink || len < 0 || (!chunk && len > 0))
         return KS_ERR_INVALID_ARG;
-    text_span line;
-    bool too_long;
-    while (ft_lines_next(&dec->lines, &chunk, &len, &line, &too_long)) {
-        int32_t status = decode_line(dec, line, too_long, sink);
-        if (status != KS_OK)
-            return status;
-    }
-    return KS_OK;
+    return line_stream_feed(&dec->in, chunk, len, decode_line, dec, sink);
 }
 
 int32_t ks_ftrace_decoder_finish(ks_ftrace_decoder *dec, ks_event_log *sink)
 {
     if (!dec || !sink)
         return KS_ERR_INVALID_ARG;
-    text_span line;
-    bool too_long;
-    if (ft_lines_flush(&dec->lines, &line, &too_long))
-        return decode_line(dec, line, too_long, sink);
-    return KS_OK;
+    return line_stream_finish(&dec->in, decode_line, dec, sink);
 }
 
 int32_t ks_ftrace_decoder_stats(const ks_ftrace_decoder *dec, ks_ftrace_stats *out)
@@ -561,14 +535,5 @@ int32_t ks_ftrace_decoder_stats(const ks_ftrace_decoder *dec, ks_ftrace_stats *o
 
 int32_t ks_ftrace_decode(const char *text, int32_t len, ks_event_log *sink, ks_ftrace_stats *stats)
 {
-    ks_ftrace_decoder *dec = NULL;
-    int32_t status = ks_ftrace_decoder_new(&dec);
-    if (status == KS_OK)
-        status = ks_ftrace_decoder_feed(dec, text, len, sink);
-    if (status == KS_OK)
-        status = ks_ftrace_decoder_finish(dec, sink);
-    if (dec && stats)
-        ks_ftrace_decoder_stats(dec, stats);
-    ks_ftrace_decoder_free(dec);
-    return status;
+    return trace_decode_whole(KS_TRACE_FTRACE_TEXT, text, len, sink, stats, (int32_t)sizeof *stats);
 }

@@ -23,12 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder_common.h"
 #include "perf_script_tokenizer.h"
+#include "kscope/trace_detect.h"
 
 #define PS_FIELDS 512               /* a sample's "period=... ip=... sym=... dso=..." */
 
 struct ks_perf_decoder {
-    ft_lines lines;
+    line_stream in;                 /* its scratch: a record's fields text */
     ks_perf_stats stats;
     bool refused;                   /* perf report: nothing more is decoded */
     bool in_callchain;              /* frames below an event line go to it */
@@ -38,7 +40,6 @@ struct ks_perf_decoder {
     char sample_fields[PS_FIELDS];
     int32_t sample_len;
     int32_t depth;
-    char *scratch;
 };
 
 /* ---- errors and counters ----------------------------------------------------------- */
@@ -47,26 +48,13 @@ static void note_malformed(ks_perf_decoder *dec, int32_t column, const char *fie
                            const char *message)
 {
     ks_perf_stats *st = &dec->stats;
-    st->malformed_lines++;
-    if (st->first_error.line != 0)
-        return;
-    st->first_error.line = (int32_t)st->lines;
-    st->first_error.column_or_field = column;
-    snprintf(st->first_error.field, sizeof st->first_error.field, "%s", field);
-    snprintf(st->first_error.message, sizeof st->first_error.message, "%s", message);
+    trace_note_line(&st->first_error, &st->malformed_lines, st->lines, column, field, message);
 }
 
 static int32_t append(ks_perf_decoder *dec, ks_event_log *sink, const ks_event *ev,
                       const char *name, const char *fields)
 {
-    int32_t status = name ? ks_event_log_append_generic(sink, ev->ts_ns, ev->cpu, ev->pid, ev->tgid,
-                                                        ev->comm, name, fields)
-                          : ks_event_log_append(sink, ev);
-    if (status == KS_OK) {
-        dec->stats.events++;
-        dec->stats.generic_events += name != NULL;
-    }
-    return status;
+    return trace_append(sink, ev, name, fields, &dec->stats.events, &dec->stats.generic_events);
 }
 
 static void copy_span(char *dst, int32_t cap, text_span s)
@@ -185,7 +173,7 @@ static int32_t decode_timehist(ks_perf_decoder *dec, text_span line, const ps_ti
     ev.pid = tid;
     ev.tgid = pid;
     ft_copy_comm(ev.comm, name);
-    char *f = dec->scratch;
+    char *f = dec->in.scratch;
     if (row->note.len > 0) {
         snprintf(f, KS_FTRACE_MAX_LINE, "note=%.*s", row->note.len, row->note.at);
     } else {
@@ -258,7 +246,7 @@ static int32_t decode_event_line(ks_perf_decoder *dec, text_span line, ks_event_
             ev.type = KS_EV_GENERIC;
             memset(&ev.u, 0, sizeof ev.u);
         }
-        char *fields = dec->scratch;
+        char *fields = dec->in.scratch;
         copy_span(fields, KS_FTRACE_MAX_LINE, h.payload);
         copy_span(tp, sizeof tp, name);
         return append(dec, sink, &ev, tp, fields);
@@ -281,8 +269,9 @@ static int32_t decode_event_line(ks_perf_decoder *dec, text_span line, ks_event_
     return KS_OK;
 }
 
-static int32_t decode_line(ks_perf_decoder *dec, text_span line, bool too_long, ks_event_log *sink)
+static int32_t decode_line(void *self, text_span line, bool too_long, ks_event_log *sink)
 {
+    ks_perf_decoder *dec = self;
     dec->stats.lines++;
     if (dec->refused)
         return KS_OK;
@@ -347,10 +336,8 @@ int32_t ks_perf_decoder_new(ks_perf_decoder **out)
     if (!out)
         return KS_ERR_INVALID_ARG;
     ks_perf_decoder *dec = calloc(1, sizeof *dec);
-    if (dec)
-        dec->scratch = malloc(KS_FTRACE_MAX_LINE + 2);
-    if (!dec || !dec->scratch || ft_lines_init(&dec->lines) != KS_OK) {
-        ks_perf_decoder_free(dec);
+    if (!dec || line_stream_init(&dec->in) != KS_OK) {
+        free(dec);
         *out = NULL;
         return KS_ERR_NO_MEMORY;
     }
@@ -362,8 +349,7 @@ void ks_perf_decoder_free(ks_perf_decoder *dec)
 {
     if (!dec)
         return;
-    ft_lines_free(&dec->lines);
-    free(dec->scratch);
+    line_stream_free(&dec->in);
     free(dec);
 }
 
@@ -373,14 +359,7 @@ int32_t ks_perf_decoder_feed(ks_perf_decoder *dec, const char *chunk, int32_t le
         return KS_ERR_INVALID_ARG;
     if (dec->refused)
         return KS_ERR_PARSE;
-    text_span line;
-    bool too_long;
-    while (ft_lines_next(&dec->lines, &chunk, &len, &line, &too_long)) {
-        int32_t status = decode_line(dec, line, too_long, sink);
-        if (status != KS_OK)
-            return status;
-    }
-    return KS_OK;
+    return line_stream_feed(&dec->in, chunk, len, decode_line, dec, sink);
 }
 
 int32_t ks_perf_decoder_finish(ks_perf_decoder *dec, ks_event_log *sink)
@@ -389,14 +368,8 @@ int32_t ks_perf_decoder_finish(ks_perf_decoder *dec, ks_event_log *sink)
         return KS_ERR_INVALID_ARG;
     if (dec->refused)
         return KS_ERR_PARSE;
-    text_span line;
-    bool too_long;
-    if (ft_lines_flush(&dec->lines, &line, &too_long)) {
-        int32_t status = decode_line(dec, line, too_long, sink);
-        if (status != KS_OK)
-            return status;
-    }
-    return flush_sample(dec, sink);
+    int32_t status = line_stream_finish(&dec->in, decode_line, dec, sink);
+    return status == KS_OK ? flush_sample(dec, sink) : status;
 }
 
 int32_t ks_perf_decoder_stats(const ks_perf_decoder *dec, ks_perf_stats *out)
@@ -409,14 +382,5 @@ int32_t ks_perf_decoder_stats(const ks_perf_decoder *dec, ks_perf_stats *out)
 
 int32_t ks_perf_decode(const char *text, int32_t len, ks_event_log *sink, ks_perf_stats *stats)
 {
-    ks_perf_decoder *dec = NULL;
-    int32_t status = ks_perf_decoder_new(&dec);
-    if (status == KS_OK)
-        status = ks_perf_decoder_feed(dec, text, len, sink);
-    if (status == KS_OK)
-        status = ks_perf_decoder_finish(dec, sink);
-    if (dec && stats)
-        ks_perf_decoder_stats(dec, stats);
-    ks_perf_decoder_free(dec);
-    return status;
+    return trace_decode_whole(KS_TRACE_PERF_SCRIPT, text, len, sink, stats, (int32_t)sizeof *stats);
 }

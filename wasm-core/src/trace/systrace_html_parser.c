@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "kscope/systrace.h"
+#include "kscope/trace_detect.h"
+#include "decoder_common.h"
 
 #define SY_TAG_MAX 512
 #define SY_OUT 4096
@@ -206,14 +208,5 @@ int32_t ks_systrace_decoder_stats(const ks_systrace_decoder *dec, ks_systrace_st
 
 int32_t ks_systrace_decode(const char *html, int32_t len, ks_event_log *sink, ks_systrace_stats *stats)
 {
-    ks_systrace_decoder *dec = NULL;
-    int32_t status = ks_systrace_decoder_new(&dec);
-    if (status == KS_OK)
-        status = ks_systrace_decoder_feed(dec, html, len, sink);
-    if (status == KS_OK)
-        status = ks_systrace_decoder_finish(dec, sink);
-    if (dec && stats)
-        ks_systrace_decoder_stats(dec, stats);
-    ks_systrace_decoder_free(dec);
-    return status;
+    return trace_decode_whole(KS_TRACE_SYSTRACE_HTML, html, len, sink, stats, (int32_t)sizeof *stats);
 }

@@ -56,6 +56,8 @@
 #include <string.h>
 
 #include "kscope/ftrace.h"
+#include "decoder_common.h"
+#include "kscope/trace_detect.h"
 #include "tracedat_decompress.h"
 #include "tracedat_tokenizer.h"
 
@@ -641,13 +643,7 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
 static int32_t append(ks_tracedat_decoder *dec, ks_event_log *sink, const ks_event *ev,
                       const char *name, const char *fields)
 {
-    int32_t status = name ? ks_event_log_append_generic_event(sink, ev, name, fields)
-                          : ks_event_log_append(sink, ev);
-    if (status == KS_OK) {
-        dec->stats.events++;
-        dec->stats.generic_events += name != NULL;
-    }
-    return status;
+    return trace_append(sink, ev, name, fields, &dec->stats.events, &dec->stats.generic_events);
 }
 
 /* The file offset a page error is reported at: the page itself, or in a compressed
@@ -1961,20 +1957,5 @@ int32_t ks_tracedat_decoder_stats(const ks_tracedat_decoder *dec, ks_tracedat_st
 
 int32_t ks_tracedat_decode(const char *data, int32_t len, ks_event_log *sink, ks_tracedat_stats *stats)
 {
-    if ((!data && len > 0) || len < 0 || !sink)
-        return KS_ERR_INVALID_ARG;
-    ks_tracedat_decoder *dec = NULL;
-    int32_t status = ks_tracedat_decoder_new(&dec);
-    int64_t off;
-    int32_t want;
-    while (status == KS_OK && ks_tracedat_decoder_want(dec, &off, &want) == KS_OK && want > 0) {
-        int64_t n = off >= len ? 0 : len - off < want ? len - off : want;
-        status = ks_tracedat_decoder_feed(dec, off, n ? data + off : NULL, (int32_t)n, sink);
-    }
-    if (status == KS_OK)
-        status = ks_tracedat_decoder_finish(dec, sink);
-    if (dec && stats)
-        ks_tracedat_decoder_stats(dec, stats);
-    ks_tracedat_decoder_free(dec);
-    return status;
+    return trace_decode_whole(KS_TRACE_TRACE_DAT, data, len, sink, stats, (int32_t)sizeof *stats);
 }

@@ -40,13 +40,14 @@ static int split_lines(producers *p, uint64_t size, int parts)
     return n;
 }
 
-int producers_open(producers *p, input_kind kind, int fd, uint64_t size, int parts, uint32_t batch)
+int producers_open(producers *p, int32_t format, int fd, uint64_t size, int parts, uint32_t batch)
 {
     memset(p, 0, sizeof *p);
-    p->kind = kind;
+    p->format = format;
     p->fd = fd;
     p->batch = batch;
-    if (kind == INPUT_FTRACE) {
+    const char *decoder = ks_trace_format_decoder(format);
+    if (decoder && !strcmp(decoder, "ftrace")) {     /* line-by-line text: cut at line starts */
         if (parts <= 0) {
             long cpus = sysconf(_SC_NPROCESSORS_ONLN);
             parts = size > SPLIT_OVER ? (int)(cpus < 1 ? 1 : cpus > MAX_PARTS ? MAX_PARTS : cpus) : 1;
@@ -58,14 +59,9 @@ int producers_open(producers *p, input_kind kind, int fd, uint64_t size, int par
         p->stop[0] = size;
     }
     int32_t rc = KS_OK;
-    for (int i = 0; i < p->parts && rc == KS_OK; i++) {
-        switch (kind) {
-        case INPUT_FTRACE: rc = ks_ftrace_decoder_new((ks_ftrace_decoder **)&p->decoder[i]); break;
-        case INPUT_TRACEDAT: rc = ks_tracedat_decoder_new((ks_tracedat_decoder **)&p->decoder[i]); break;
-        case INPUT_PERF: rc = ks_perf_decoder_new((ks_perf_decoder **)&p->decoder[i]); break;
-        case INPUT_SYSTRACE: rc = ks_systrace_decoder_new((ks_systrace_decoder **)&p->decoder[i]); break;
-        }
-    }
+    for (int i = 0; i < p->parts && rc == KS_OK; i++)
+        if ((rc = ks_trace_decoder_new(format, &p->decoder[i])) == KS_OK)
+            rc = ks_trace_decoder_set_piece(p->decoder[i], PIECE);
     /* Full logs waiting: 2. With 2 decoder threads on the 1 M-event bench trace, 1 cost ~20%
      * in wall time (a decoder waited on the consumer) and 3 added 13 MB of peak RSS. */
     p->q_cap = 2;
@@ -131,75 +127,13 @@ static void fail(producers *p, int32_t status, const char *what)
 }
 
 
-static int32_t feed_text(producers *p, int part, const char *buf, int32_t len, ks_event_log *log)
+/* The one decoder loop over part `part` of the file: the bytes the decoder wants (offsets
+ * relative to the part's start), read with pread, fed; logs handed over as they fill. */
+static void run_part(producers *p, int part)
 {
-    switch (p->kind) {
-    case INPUT_FTRACE: return ks_ftrace_decoder_feed(p->decoder[part], buf, len, log);
-    case INPUT_PERF: {
-        int32_t rc = ks_perf_decoder_feed(p->decoder[part], buf, len, log);
-        return rc == KS_ERR_PARSE ? KS_OK : rc;  /* perf report text: stats say so */
-    }
-    default: return ks_systrace_decoder_feed(p->decoder[part], buf, len, log);
-    }
-}
-
-static int32_t finish_text(producers *p, int part, ks_event_log *log)
-{
-    switch (p->kind) {
-    case INPUT_FTRACE: return ks_ftrace_decoder_finish(p->decoder[part], log);
-    case INPUT_PERF: {
-        int32_t rc = ks_perf_decoder_finish(p->decoder[part], log);
-        return rc == KS_ERR_PARSE ? KS_OK : rc;
-    }
-    default: return ks_systrace_decoder_finish(p->decoder[part], log);
-    }
-}
-
-static void run_text(producers *p, int part)
-{
-    char *buf = malloc(PIECE);
-    ks_event_log *log = take_spare(p);
-    if (!buf || !log) {
-        fail(p, KS_ERR_NO_MEMORY, "decoder buffers");
-        goto out;
-    }
-    uint64_t at = p->start[part], done = 0;
-    while (at < p->stop[part] && !p->stop_flag) {
-        size_t want = p->stop[part] - at < PIECE ? (size_t)(p->stop[part] - at) : PIECE;
-        ssize_t got = pread(p->fd, buf, want, (off_t)at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        at += (uint64_t)got;
-        done += (uint64_t)got;
-        int32_t rc = feed_text(p, part, buf, (int32_t)got, log);
-        if (rc != KS_OK) {
-            fail(p, rc, "decoding");
-            goto out;
-        }
-        if (ks_event_log_count(log) >= p->batch) {
-            if (hand_over(p, part, log, done) != 0) { log = NULL; goto out; }
-            if (!(log = take_spare(p))) { fail(p, KS_ERR_NO_MEMORY, "event log"); goto out; }
-        }
-    }
-    int32_t rc = finish_text(p, part, log);
-    if (rc != KS_OK) {
-        fail(p, rc, "decoding");
-        goto out;
-    }
-    hand_over(p, part, log, done);
-    log = NULL;
-out:
-    if (log)
-        ks_event_log_free(log);
-    free(buf);
-}
-
-static void run_tracedat(producers *p)
-{
-    ks_tracedat_decoder *dec = p->decoder[0];
-    size_t cap = 1u << 20;
+    ks_trace_decoder *dec = p->decoder[part];
+    uint64_t start = p->start[part], length = p->stop[part] - p->start[part];
+    size_t cap = PIECE;
     char *buf = malloc(cap);
     ks_event_log *log = take_spare(p);
     uint64_t done = 0;
@@ -210,7 +144,7 @@ static void run_tracedat(producers *p)
     while (!p->stop_flag) {
         int64_t off;
         int32_t want;
-        if (ks_tracedat_decoder_want(dec, &off, &want) != KS_OK || want == 0)
+        if (ks_trace_decoder_want(dec, &off, &want) != KS_OK || want == 0)
             break;
         size_t len = (size_t)want < (1u << 16) ? (1u << 16) : (size_t)want;
         if (len > cap) {
@@ -219,31 +153,36 @@ static void run_tracedat(producers *p)
             buf = grown;
             cap = len;
         }
-        ssize_t got;
-        do
-            got = pread(p->fd, buf, len, (off_t)off);
-        while (got < 0 && errno == EINTR);
+        uint64_t left = (uint64_t)off < length ? length - (uint64_t)off : 0;
+        if (len > left)
+            len = (size_t)left;
+        ssize_t got = 0;
+        if (len) {
+            do
+                got = pread(p->fd, buf, len, (off_t)(start + (uint64_t)off));
+            while (got < 0 && errno == EINTR);
+        }
         if (got < 0)
             got = 0;  /* a read error reads as the end of the file: the decoder says where */
         done += (uint64_t)got;
-        int32_t rc = ks_tracedat_decoder_feed(dec, off, buf, (int32_t)got, log);
+        int32_t rc = ks_trace_decoder_feed(dec, off, buf, (int32_t)got, log);
         if (rc != KS_OK && rc != KS_ERR_PARSE) {
             fail(p, rc, "decoding");
             goto out;
         }
         if (ks_event_log_count(log) >= p->batch) {
-            if (hand_over(p, 0, log, done < p->stop[0] ? done : p->stop[0]) != 0) { log = NULL; goto out; }
+            if (hand_over(p, part, log, done < length ? done : length) != 0) { log = NULL; goto out; }
             if (!(log = take_spare(p))) { fail(p, KS_ERR_NO_MEMORY, "event log"); goto out; }
         }
         if (rc == KS_ERR_PARSE)
-            break;
+            break;  /* not decodable further (perf report text, a trace.dat that does not read): stats say why */
     }
-    int32_t rc = ks_tracedat_decoder_finish(dec, log);
+    int32_t rc = ks_trace_decoder_finish(dec, log);
     if (rc != KS_OK && rc != KS_ERR_PARSE) {
         fail(p, rc, "decoding");
         goto out;
     }
-    hand_over(p, 0, log, p->stop[0]);
+    hand_over(p, part, log, length);
     log = NULL;
 out:
     if (log)
@@ -254,10 +193,7 @@ out:
 static void *thread_main(void *arg)
 {
     part_arg *a = arg;
-    if (a->p->kind == INPUT_TRACEDAT)
-        run_tracedat(a->p);
-    else
-        run_text(a->p, a->part);
+    run_part(a->p, a->part);
     pthread_mutex_lock(&a->p->lock);
     a->p->running--;
     pthread_cond_broadcast(&a->p->changed);
@@ -333,16 +269,8 @@ void producers_join(producers *p)
 
 void producers_close(producers *p)
 {
-    int n = p->kind == INPUT_FTRACE ? MAX_PARTS : 1;
-    for (int i = 0; i < n; i++) {
-        if (!p->decoder[i])
-            continue;
-        switch (p->kind) {
-        case INPUT_FTRACE: ks_ftrace_decoder_free(p->decoder[i]); break;
-        case INPUT_TRACEDAT: ks_tracedat_decoder_free(p->decoder[i]); break;
-        case INPUT_PERF: ks_perf_decoder_free(p->decoder[i]); break;
-        case INPUT_SYSTRACE: ks_systrace_decoder_free(p->decoder[i]); break;
-        }
+    for (int i = 0; i < MAX_PARTS; i++) {
+        ks_trace_decoder_free(p->decoder[i]);
         p->decoder[i] = NULL;
     }
     free(p->queue);

@@ -5,11 +5,12 @@
  *                          ^                                              |
  *                          +------------- emptied logs (reused) ----------+
  *
- * Text formats are read in 1 MiB pieces and fed to their streaming decoder; an ftrace
+ * Every format is read through one interface (kscope/trace_decoder.h): the decoder the
+ * core's registry names for the detected format says which bytes it wants (text front to
+ * back in 256 KiB pieces, trace.dat by offset) and is fed them from pread. An ftrace
  * text file over 32 MiB is cut at line starts into parts (one decoder thread each, at
  * most 4, one per CPU by default), so several decoders run side by side. A part's logs
- * arrive in order; parts interleave. trace.dat is read at the offsets its decoder asks
- * for. A log is handed over once it holds `batch` records (the consumer may raise the
+ * arrive in order; parts interleave. A log is handed over once it holds `batch` records (the consumer may raise the
  * number as it learns the CPU count), so memory stays bounded whatever the file size:
  * at most one filling log per thread, two full ones waiting, one being consumed.
  */
@@ -19,14 +20,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "kscope/event.h"
-#include "kscope/ftrace.h"
-#include "kscope/perf.h"
-#include "kscope/systrace.h"
-#include "kscope/tracedat.h"
+#include "kscope/trace_decoder.h"
 
 #define MAX_PARTS 4
-
-typedef enum input_kind { INPUT_FTRACE, INPUT_TRACEDAT, INPUT_PERF, INPUT_SYSTRACE } input_kind;
 
 typedef struct handed_log {
     ks_event_log *log;
@@ -38,11 +34,11 @@ struct producers;
 typedef struct part_arg { struct producers *p; int part; } part_arg;  /* a thread's argument */
 
 typedef struct producers {
-    input_kind kind;
+    int32_t format;               /* ks_trace_format (trace_detect.h) */
     int fd;
     int parts;
     uint64_t start[MAX_PARTS], stop[MAX_PARTS];
-    void *decoder[MAX_PARTS];
+    ks_trace_decoder *decoder[MAX_PARTS];
     pthread_t thread[MAX_PARTS];
     part_arg arg[MAX_PARTS];
     int running;                  /* threads not finished */
@@ -59,9 +55,9 @@ typedef struct producers {
     char failed_what[128];
 } producers;
 
-/* Opens the decoders for `kind` over fd (size bytes); parts: ftrace text only, 0 = auto.
- * Returns 0 or -1 (memory). */
-int producers_open(producers *p, input_kind kind, int fd, uint64_t size, int parts, uint32_t batch);
+/* Opens the registry's decoders for `format` over fd (size bytes); parts: ftrace text
+ * only (the one format cut at line starts), 0 = auto. Returns 0 or -1 (no decoder, memory). */
+int producers_open(producers *p, int32_t format, int fd, uint64_t size, int parts, uint32_t batch);
 
 /* Starts the threads. */
 int producers_start(producers *p);

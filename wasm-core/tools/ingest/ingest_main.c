@@ -47,6 +47,11 @@
 #endif
 
 #include "decode_producers.h"
+#include "kscope/ftrace.h"
+#include "kscope/perf.h"
+#include "kscope/systrace.h"
+#include "kscope/trace_detect.h"
+#include "kscope/tracedat.h"
 #include "json_out.h"
 #include "lod.h"
 #include "store_batches.h"
@@ -108,14 +113,24 @@ static uint32_t auto_batch(uint64_t input_bytes)
     return input_bytes < (256ull << 20) ? 1u << 15 : 1u << 16;
 }
 
-static int kind_of(const char *format, input_kind *kind)
+/* --format names one of the core's decoders (the registry of trace_decoder.h, as the
+ * backend's formats.registry() lists them): a format id that decoder reads. */
+static int format_of(const char *decoder, int32_t *format)
 {
-    if (!strcmp(format, "ftrace")) *kind = INPUT_FTRACE;
-    else if (!strcmp(format, "trace.dat")) *kind = INPUT_TRACEDAT;
-    else if (!strcmp(format, "perf")) *kind = INPUT_PERF;
-    else if (!strcmp(format, "systrace")) *kind = INPUT_SYSTRACE;
-    else return -1;
-    return 0;
+    for (int32_t f = 0; f < KS_TRACE_FORMAT_COUNT; f++) {
+        const char *name = ks_trace_format_decoder(f);
+        if (name && !strcmp(name, decoder)) {
+            *format = f;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int is_tracedat(const producers *p)
+{
+    const char *name = ks_trace_format_decoder(p->format);
+    return name && !strcmp(name, "trace.dat");
 }
 
 /*
@@ -156,28 +171,25 @@ static void ftrace_stats_json(FILE *out, const ks_ftrace_stats *s)
 
 static void decoder_stats_json(FILE *out, const producers *p, int part)
 {
-    switch (p->kind) {
-    case INPUT_FTRACE: {
+    const ks_trace_decoder *dec = p->decoder[part];
+    const char *name = ks_trace_decoder_name(dec);
+    if (!strcmp(name, "ftrace")) {
         ks_ftrace_stats s;
-        ks_ftrace_decoder_stats(p->decoder[part], &s);
+        ks_trace_decoder_format_stats(dec, &s, sizeof s);
         ftrace_stats_json(out, &s);
-        break;
-    }
-    case INPUT_PERF: {
+    } else if (!strcmp(name, "perf")) {
         static const char *dialects[] = {"unknown", "perf-script", "perf-sched-timehist", "perf-report"};
         ks_perf_stats s;
-        ks_perf_decoder_stats(p->decoder[part], &s);
+        ks_trace_decoder_format_stats(dec, &s, sizeof s);
         fprintf(out, "{\"dialect\":\"%s\",\"lines\":%u,\"events\":%u,\"generic_events\":%u,\"samples\":%u,"
                 "\"malformed\":%u,\"nr_cpus\":%d,\"status\":%d,\"first_error\":",
                 s.format >= 0 && s.format <= 3 ? dialects[s.format] : "unknown", s.lines, s.events,
                 s.generic_events, s.samples, s.malformed_lines, s.nr_cpus, s.status);
         json_parse_error(out, &s.first_error);
         fputc('}', out);
-        break;
-    }
-    case INPUT_SYSTRACE: {
+    } else if (!strcmp(name, "systrace")) {
         ks_systrace_stats s;
-        ks_systrace_decoder_stats(p->decoder[part], &s);
+        ks_trace_decoder_format_stats(dec, &s, sizeof s);
         const ks_ftrace_stats *f = &s.ftrace;
         fprintf(out, "{\"lines\":%u,\"events\":%u,\"generic_events\":%u,\"malformed\":%u,\"lost_events\":%u,"
                 "\"nr_cpus\":%d,\"text_blocks\":%u,\"json_blocks\":%u,\"html_lines\":%u,\"first_error\":",
@@ -185,11 +197,9 @@ static void decoder_stats_json(FILE *out, const producers *p, int part)
                 s.text_blocks, s.json_blocks, s.html_lines);
         json_parse_error(out, &f->first_error);
         fputc('}', out);
-        break;
-    }
-    case INPUT_TRACEDAT: {
+    } else {
         ks_tracedat_stats s;
-        ks_tracedat_decoder_stats(p->decoder[part], &s);
+        ks_trace_decoder_format_stats(dec, &s, sizeof s);
         fprintf(out, "{\"events\":%u,\"generic_events\":%u,\"malformed\":%u,\"lost_events\":%u,\"pages\":%u,"
                 "\"nr_cpus\":%d,\"version\":%d,\"status\":%d,\"error_offset\":%lld,\"bytes_fed\":%lld,"
                 "\"skipped_buffers\":%u,\"uname\":",
@@ -201,8 +211,6 @@ static void decoder_stats_json(FILE *out, const producers *p, int part)
         fputs(",\"first_error\":", out);
         json_parse_error(out, &s.first_error);
         fputc('}', out);
-        break;
-    }
     }
 }
 
@@ -213,11 +221,12 @@ static void report_json(FILE *out, const options *o, const producers *p, const i
 {
     fprintf(out, "{\"format\":");
     json_string(out, o->format, -1);
-    if (p->kind == INPUT_TRACEDAT) {        /* "buffers": {name: records}, in the file's order */
+    if (is_tracedat(p)) {                   /* "buffers": {name: records}, in the file's order */
+        const ks_tracedat_decoder *td = ks_trace_decoder_inner(p->decoder[0]);
         fputs(",\"buffers\":{", out);
-        int32_t nb = ks_tracedat_decoder_buffer_count(p->decoder[0]);
+        int32_t nb = ks_tracedat_decoder_buffer_count(td);
         for (int32_t i = 0; i < nb && i < 64; i++) {
-            const char *name = ks_tracedat_decoder_buffer_name(p->decoder[0], i);
+            const char *name = ks_tracedat_decoder_buffer_name(td, i);
             fputs(i ? "," : "", out);
             json_string(out, name, -1);
             fprintf(out, ":%llu", (unsigned long long)buffer_counts[i]);
@@ -264,8 +273,8 @@ static void report_json(FILE *out, const options *o, const producers *p, const i
 int main(int argc, char **argv)
 {
     options o;
-    input_kind kind;
-    if (parse(argc, argv, &o) != 0 || kind_of(o.format, &kind) != 0)
+    int32_t format;
+    if (parse(argc, argv, &o) != 0 || format_of(o.format, &format) != 0)
         return usage();
     if (die_with_parent(o.parent) != 0) {
         fprintf(stderr, "kscope-ingest: parent process %ld is gone; not starting\n", o.parent);
@@ -288,7 +297,7 @@ int main(int argc, char **argv)
     ingest_tally t;
     name_dict names;
     ks_comm_dict *comms = NULL;
-    if (producers_open(&p, kind, fd, (uint64_t)st.st_size, o.threads, o.batch) != 0 || tally_init(&t) != 0 ||
+    if (producers_open(&p, format, fd, (uint64_t)st.st_size, o.threads, o.batch) != 0 || tally_init(&t) != 0 ||
         name_dict_init(&names) != 0 || ks_comm_dict_new(&comms) != KS_OK)
         return die("out of memory setting up");
     if (store_writer_open(&w, events_path, o.buffers, o.zstd) != KS_OK)
@@ -304,14 +313,15 @@ int main(int argc, char **argv)
     while (producers_next(&p, &item)) {
         done[item.part] = item.bytes_done;
         if (ks_event_log_count(item.log) && failed == KS_OK) {
-            if (kind == INPUT_TRACEDAT && t.events == 0) {  /* the header is read: buffers known */
+            if (is_tracedat(&p) && t.events == 0) {  /* the header is read: buffers known */
+                const ks_tracedat_decoder *td = ks_trace_decoder_inner(p.decoder[0]);
                 const char *bnames[64];
-                int32_t nb = ks_tracedat_decoder_buffer_count(p.decoder[0]);
+                int32_t nb = ks_tracedat_decoder_buffer_count(td);
                 for (int32_t i = 0; i < nb && i < 64; i++)
-                    bnames[i] = ks_tracedat_decoder_buffer_name(p.decoder[0], i);
+                    bnames[i] = ks_tracedat_decoder_buffer_name(td, i);
                 store_writer_set_buffers(&w, bnames, nb < 64 ? nb : 64);
             }
-            if (kind == INPUT_TRACEDAT) {
+            if (is_tracedat(&p)) {
                 const ks_event *ev = ks_event_log_data(item.log);
                 for (uint32_t i = 0, n = ks_event_log_count(item.log); i < n; i++)
                     buffer_counts[ev[i].buffer < 64 ? ev[i].buffer : 63]++;

@@ -18,9 +18,9 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include "kscope/columns.h"
+#include "kscope/native/columns.h"
 #include "kscope/event.h"
-#include "kscope/parquet.h"
+#include "kscope/native/parquet.h"
 
 /* A growable string table (offsets + bytes), as ks_pq_strings wants it. */
 typedef struct string_table {

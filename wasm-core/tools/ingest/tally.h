@@ -14,7 +14,7 @@
 #define KSCOPE_INGEST_TALLY_H
 
 #include <stdint.h>
-#include "kscope/columns.h"
+#include "kscope/native/columns.h"
 #include "kscope/event.h"
 
 #define TALLY_MAX_TID (1u << 26)

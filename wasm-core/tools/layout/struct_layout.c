@@ -24,6 +24,7 @@
 #include "kscope/tracedat.h"
 #include "kscope/perf.h"
 #include "kscope/systrace.h"
+#include "kscope/trace_decoder.h"
 #include "kscope/mm_cid.h"
 #include "kscope/topology.h"
 
@@ -215,6 +216,19 @@ int main(void)
     FIELD(ks_tracedat_stats, uname);
     FIELD(ks_tracedat_stats, trace_clock);
     FIELD(ks_tracedat_stats, first_error);
+    end();
+    BEGIN(ks_trace_stats);
+    FIELD(ks_trace_stats, format);
+    FIELD(ks_trace_stats, status);
+    FIELD(ks_trace_stats, events);
+    FIELD(ks_trace_stats, generic_events);
+    FIELD(ks_trace_stats, malformed);
+    FIELD(ks_trace_stats, lost_events);
+    FIELD(ks_trace_stats, nr_cpus);
+    FIELD(ks_trace_stats, lines);
+    FIELD(ks_trace_stats, bytes_fed);
+    FIELD(ks_trace_stats, error_offset);
+    FIELD(ks_trace_stats, first_error);
     end();
     BEGIN(ks_perf_stats);
     FIELD(ks_perf_stats, lines);

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kscope/conform.h"
+#include "kscope/native/conform.h"
 #include "mm_cid.h"
 #include "../../base/imap.h"
 #include "../../sched/replay.h"
