@@ -1,5 +1,5 @@
 """GET /api/health (or another path, with a token) one after another until stdin closes; then
-prints the latencies (JSON). Usage: health_probe.py URL PERIOD_S [PATH [TOKEN]]
+prints the latencies (JSON). "ready" on stderr once the first one is timed. Usage: health_probe.py URL PERIOD_S [PATH [TOKEN]]
 
 Run by hostile_support.Watch in a process of its own: in the test's process, the attack's
 client threads would share the interpreter lock with the timing and inflate it."""
@@ -30,6 +30,9 @@ def main() -> None:
             except httpx.HTTPError as err:
                 failures.append(f"{path} {type(err).__name__}")
             latencies.append(time.perf_counter() - t)
+            if len(latencies) == 1:
+                sys.stderr.write("ready\n")  # Watch waits for this before the attack starts
+                sys.stderr.flush()
             stop.wait(period)
     print(json.dumps({"latencies": latencies, "failures": failures}))
 

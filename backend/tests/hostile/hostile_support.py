@@ -6,6 +6,7 @@ memory by more than a stated budget or delays /api/health by more than 0.5 s.
 """
 
 import json
+import select
 import os
 import signal
 import socket
@@ -202,10 +203,18 @@ class Watch:
         probe = str(Path(__file__).with_name("health_probe.py"))
         self._probes = {path: subprocess.Popen([sys.executable, probe, self.server.url, str(self.period_s), path]
                                                + ([token] if token else []),
-                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                               stderr=subprocess.PIPE)
                         for path, token in self.paths.items()}
         self._rss_thread = threading.Thread(target=self._rss, daemon=True)
         self._rss_thread.start()
+        # Each probe has timed its first request before the attack starts (a loaded machine
+        # can take seconds to start a Python process: a fixed sleep left some with 0 samples).
+        deadline = time.monotonic() + 60
+        for path, proc in self._probes.items():
+            ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
+            line = proc.stderr.readline() if ready else b""
+            assert line.strip() == b"ready", f"{path} probe did not start: {line!r}"
         time.sleep(0.3)  # a few samples before the attack starts
         return self
 
