@@ -59,6 +59,7 @@ extern const test_case sched_hooks_tests[];
 extern const test_case sim_snapshot_tests[];
 extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];
+extern const test_case kmem_event_tests[];
 extern const test_case mm_cid_tests[];
 extern const test_case mm_cid_lesson_tests[];
 extern const test_case conform_tests[];

@@ -43,6 +43,15 @@ typedef enum ks_event_type {
     KS_EV_SCHED_PROCESS_EXIT,   /* sched:sched_process_exit */
     KS_EV_SCHED_PROCESS_FREE,   /* sched:sched_process_free */
     KS_EV_RSEQ_UPDATE,          /* rseq:rseq_update */
+    KS_EV_KMEM_CACHE_ALLOC,     /* kmem:kmem_cache_alloc */
+    KS_EV_KMEM_CACHE_FREE,      /* kmem:kmem_cache_free */
+    /* kscope's own events for the SLUB sheaves model: the kernel has NO tracepoint for
+     * these (they are named after the mm/slub.c functions they stand for), so only a
+     * simulated run produces them, and an export/decode round trip reads them back. */
+    KS_EV_SHEAF_REFILL,         /* kscope: refill_sheaf(): objects from slabs into a CPU's sheaf */
+    KS_EV_SHEAF_FLUSH,          /* kscope: sheaf_flush_main()/sheaf_flush_unused(): objects back to slabs */
+    KS_EV_BARN_GET,             /* kscope: barn_get_empty_sheaf()/barn_get_full_sheaf() */
+    KS_EV_BARN_PUT,             /* kscope: barn_put_empty_sheaf()/barn_put_full_sheaf() */
     KS_EV_TYPE_COUNT
 } ks_event_type;
 
@@ -98,6 +107,44 @@ typedef struct ks_ev_rseq_update {
     int32_t mm_cid;             /* rseq ABI field name */
 } ks_ev_rseq_update;
 
+/* kmem_cache_alloc: call_site=%pS ptr=%p name=%s bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s
+ * kmem_cache_free:  call_site=%pS ptr=%p name=%s
+ * (the 6.18 print fmts, from events/kmem/<event>/format on a 6.18 host; name since 6.2,
+ * accounted since 6.0.) ftrace text prints call_site as "symbol+0xoff/0xsize" (%pS):
+ * only an address is kept, so such a call_site reads as 0 with call_site_symbolic = 1
+ * (the symbol is NOT kept: the payload has no room for it). %p prints the pointer
+ * hashed unless the kernel runs with no_hash_pointers: ptr is whatever hex was printed.
+ * gfp_flags keeps the gfp_t bits in Linux 6.18's numbering (src/trace/gfp_flags.c),
+ * read from and written back as the kernel's "GFP_KERNEL|__GFP_ZERO" text.
+ * A cache name longer than 23 bytes does not fit: such a line stays a generic record. */
+#define KS_KMEM_NAME_LEN 24
+typedef struct ks_ev_kmem_cache {
+    uint64_t call_site;         /* caller's address; 0 when only its symbol was printed */
+    uint64_t ptr;               /* the object */
+    uint32_t bytes_req;         /* alloc: bytes asked for; free: 0 */
+    uint32_t bytes_alloc;       /* alloc: the cache's object size; free: 0 */
+    uint32_t gfp_flags;         /* alloc: gfp_t bits (6.18 numbering); free: 0 */
+    int16_t node;               /* alloc: requested NUMA node, -1 = any (NUMA_NO_NODE); free: -1 */
+    int8_t accounted;           /* alloc: 1 charged to a memcg, 0 not; -1 not recorded / free */
+    uint8_t call_site_symbolic; /* 1: the trace printed call_site as a symbol (lost, see above) */
+    char name[KS_KMEM_NAME_LEN]; /* the kmem_cache's name, NUL-terminated ("kmalloc-64", "filp") */
+} ks_ev_kmem_cache;
+
+/* kscope's sheaf events (no kernel tracepoint; written and read back as one format):
+ *     <event>: name=%s node=%d objects=%u size=%u capacity=%u full=%d barn_full=%u barn_empty=%u
+ * sheaf_refill/sheaf_flush: objects moved into/out of the CPU's sheaf, size after, full = -1;
+ * barn_get/barn_put: the sheaf handed over (size objects, full 1/0), the barn's counts after. */
+typedef struct ks_ev_sheaf {
+    char name[KS_KMEM_NAME_LEN]; /* the kmem_cache's name */
+    int32_t node;               /* the barn's node (the CPU's node) */
+    uint32_t objects;           /* objects moved by a refill/flush; barn ops: 0 */
+    uint32_t size;              /* objects in the sheaf after the event */
+    uint32_t capacity;          /* the cache's sheaf capacity */
+    int32_t full;               /* barn ops: 1 a full sheaf, 0 an empty one; refill/flush: -1 */
+    uint32_t barn_full;         /* full sheaves in the node's barn after the event */
+    uint32_t barn_empty;        /* empty sheaves in the node's barn after the event */
+} ks_ev_sheaf;
+
 /* Any other event: offsets into the owning log's text arena. */
 typedef struct ks_ev_generic {
     uint32_t name_off;          /* NUL-terminated event name, e.g. "irq_handler_entry" */
@@ -119,11 +166,15 @@ typedef struct ks_event {
         ks_ev_sched_process_fork sched_process_fork;
         ks_ev_sched_process_exit sched_process_exit; /* also process_free */
         ks_ev_rseq_update rseq_update;
+        ks_ev_kmem_cache kmem_cache;                /* kmem_cache_alloc, kmem_cache_free */
+        ks_ev_sheaf sheaf;                          /* sheaf_refill/flush, barn_get/put */
         ks_ev_generic generic;
         uint8_t raw[56];
     } u;
 } ks_event;
 _Static_assert(sizeof(ks_ev_sched_switch) == 56, "sched_switch payload fills the union");
+_Static_assert(sizeof(ks_ev_kmem_cache) == 56, "kmem_cache payload fills the union");
+_Static_assert(sizeof(ks_ev_sheaf) <= 56, "sheaf payload fits the union");
 _Static_assert(sizeof(ks_event) == 96, "ks_event is shared with JS and Python: 96 bytes");
 _Static_assert(__builtin_offsetof(ks_event, u) == 40, "payload starts at byte 40");
 _Static_assert(__builtin_offsetof(ks_event, buffer) == 10, "buffer index at byte 10");

@@ -439,6 +439,22 @@ static int32_t fill_columns(const ks_event *events, uint32_t n, ks_comm_dict *di
             }
             break;
         }
+        case KS_EV_KMEM_CACHE_ALLOC:
+        case KS_EV_KMEM_CACHE_FREE:
+            if (e->u.kmem_cache.node >= 0) {    /* -1: any node (NUMA_NO_NODE) stays null */
+                node_id[row] = e->u.kmem_cache.node;
+                VALID(KS_VALID_NODE_ID);
+            }
+            break;
+        case KS_EV_SHEAF_REFILL:
+        case KS_EV_SHEAF_FLUSH:
+        case KS_EV_BARN_GET:
+        case KS_EV_BARN_PUT:
+            if (e->u.sheaf.node >= 0) {
+                node_id[row] = e->u.sheaf.node;
+                VALID(KS_VALID_NODE_ID);
+            }
+            break;
         default: {              /* KS_EV_GENERIC */
             g_name[row] = (int32_t)e->u.generic.name_off;
             g_fields[row] = (int32_t)e->u.generic.fields_off;

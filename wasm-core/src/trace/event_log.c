@@ -28,6 +28,12 @@ static const char *const event_type_names[KS_EV_TYPE_COUNT] = {
     [KS_EV_SCHED_PROCESS_EXIT] = "sched_process_exit",
     [KS_EV_SCHED_PROCESS_FREE] = "sched_process_free",
     [KS_EV_RSEQ_UPDATE] = "rseq_update",
+    [KS_EV_KMEM_CACHE_ALLOC] = "kmem_cache_alloc",
+    [KS_EV_KMEM_CACHE_FREE] = "kmem_cache_free",
+    [KS_EV_SHEAF_REFILL] = "sheaf_refill",
+    [KS_EV_SHEAF_FLUSH] = "sheaf_flush",
+    [KS_EV_BARN_GET] = "barn_get",
+    [KS_EV_BARN_PUT] = "barn_put",
 };
 
 const char *ks_event_type_name(int32_t type)

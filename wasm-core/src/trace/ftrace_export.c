@@ -33,6 +33,12 @@
  *     sched_process_exit  comm=%s pid=%d prio=%d group_dead=%s   (group_dead since 6.16;
  *     sched_process_free  comm=%s pid=%d prio=%d                  left out when -1, as
  *     rseq_update         cpu_id=%d node_id=%d mm_cid=%d           older kernels print it)
+ *     kmem_cache_alloc    call_site=%pS ptr=%p name=%s bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s
+ *     kmem_cache_free     call_site=%pS ptr=%p name=%s
+ *                         (call_site as "0x<addr>", what %pS prints without a symbol; a
+ *                         symbol the record lost prints as 0x0; accounted left out when -1)
+ *     sheaf_refill/sheaf_flush/barn_get/barn_put   kscope's own (no kernel tracepoint):
+ *                         name=%s node=%d objects=%u size=%u capacity=%u full=%d barn_full=%u barn_empty=%u
  *     any other event     <name>: <fields as recorded>
  *
  * prev_state prints as the kernel's __print_flags: the letters of its set
@@ -51,6 +57,7 @@
 #include <string.h>
 
 #include "ftrace_text_tokenizer.h"
+#include "gfp_flags.h"
 #include "kscope/native/ftrace_export.h"
 
 /* ---- a bounded text writer that still counts what did not fit ----------------- */
@@ -186,6 +193,32 @@ static void put_prev_state(text_writer *w, int64_t state)
         put(w, "+");
 }
 
+/* A kmem_cache name: at most KS_KMEM_NAME_LEN-1 bytes, NUL-terminated. */
+static int name_len(const char *name)
+{
+    const char *nul = memchr(name, '\0', KS_KMEM_NAME_LEN - 1);
+    return nul ? (int)(nul - name) : KS_KMEM_NAME_LEN - 1;
+}
+#define NAME(name) name_len(name), name
+
+/* kmem_cache_alloc/free as the kernel prints them. call_site: the address (%pS prints
+ * "0x..." when it knows no symbol); a symbol the decoder could not keep prints as
+ * "0x0" (event.h). ptr: %p's 16 hex digits. gfp_flags: the kernel's flag names. */
+static void put_kmem_cache(text_writer *w, const ks_event *ev)
+{
+    const ks_ev_kmem_cache *e = &ev->u.kmem_cache;
+    put(w, "call_site=0x%" PRIx64 " ptr=%016" PRIx64 " name=%.*s", e->call_site, e->ptr,
+        NAME(e->name));
+    if (ev->type != KS_EV_KMEM_CACHE_ALLOC)
+        return;
+    char gfp[256];
+    gfp_flags_format(e->gfp_flags, gfp, (int32_t)sizeof gfp);
+    put(w, " bytes_req=%" PRIu32 " bytes_alloc=%" PRIu32 " gfp_flags=%s node=%d", e->bytes_req,
+        e->bytes_alloc, gfp, (int)e->node);
+    if (e->accounted >= 0)
+        put(w, " accounted=%s", e->accounted ? "true" : "false");
+}
+
 /* The tracepoint's TP_printk text; false if a generic record's text is missing. */
 static bool put_fields(text_writer *w, const ks_event *ev, const ks_event_log *text_log)
 {
@@ -235,6 +268,21 @@ static bool put_fields(text_writer *w, const ks_event *ev, const ks_event_log *t
         put(w, "comm=%.*s pid=%" PRId32 " prio=%" PRId32, COMM(e->comm), e->pid, e->prio);
         if (ev->type == KS_EV_SCHED_PROCESS_EXIT && e->group_dead >= 0)
             put(w, " group_dead=%s", e->group_dead ? "true" : "false");
+        break;
+    }
+    case KS_EV_KMEM_CACHE_ALLOC:
+    case KS_EV_KMEM_CACHE_FREE:
+        put_kmem_cache(w, ev);
+        break;
+    case KS_EV_SHEAF_REFILL:
+    case KS_EV_SHEAF_FLUSH:
+    case KS_EV_BARN_GET:
+    case KS_EV_BARN_PUT: {
+        const ks_ev_sheaf *e = &ev->u.sheaf;
+        put(w, "name=%.*s node=%" PRId32 " objects=%" PRIu32 " size=%" PRIu32 " capacity=%" PRIu32
+            " full=%" PRId32 " barn_full=%" PRIu32 " barn_empty=%" PRIu32,
+            NAME(e->name), e->node, e->objects, e->size, e->capacity, e->full, e->barn_full,
+            e->barn_empty);
         break;
     }
     default: {

@@ -33,11 +33,21 @@
 
 #include "decoder_common.h"
 #include "ftrace_text_tokenizer.h"
+#include "gfp_flags.h"
 #include "kscope/trace_detect.h"
 
 /* ---- typed tracepoints: field lists ---------------------------------------------- */
 
-typedef enum field_kind { FK_COMM, FK_INT, FK_STATE, FK_BOOL } field_kind;
+typedef enum field_kind {
+    FK_COMM, FK_INT, FK_STATE, FK_BOOL,
+    FK_CALL_SITE,       /* %pS: "0xffff..." -> u64, or "sym+0x1/0x2 [mod]" -> 0 and the flag */
+    FK_HEX64,           /* %p: hex digits, with or without 0x -> u64 */
+    FK_U32,             /* %zu, %u -> u32 */
+    FK_I16,             /* %d of a NUMA node -> i16 */
+    FK_BOOL8,           /* "true"/"false" -> i8 */
+    FK_GFP,             /* "GFP_KERNEL|__GFP_ZERO" -> u32 bits (gfp_flags.c) */
+    FK_NAME24,          /* a kmem_cache's name -> char[KS_KMEM_NAME_LEN]; longer: not read */
+} field_kind;
 
 typedef struct field_spec {
     const char *key;
@@ -104,6 +114,38 @@ static const field_spec rseq_fields[] = {
     FIELD("mm_cid", FK_INT, 1, rseq_update.mm_cid),
 };
 
+/* "kmem_cache_alloc: call_site=getname_flags.part.0+0x24/0x1f0 ptr=0000000053ba86ff name=names_cache bytes_req=4096 bytes_alloc=4096 gfp_flags=GFP_KERNEL node=-1 accounted=false"
+ * "kmem_cache_free: call_site=__fput+0x141/0x2a0 ptr=000000008597ada8 name=lsm_file_cache"   (recorded on Linux 6.18) */
+static const field_spec kmem_alloc_fields[] = {
+    FIELD("call_site", FK_CALL_SITE, 0, kmem_cache.call_site),
+    FIELD("ptr", FK_HEX64, 0, kmem_cache.ptr),
+    FIELD("name", FK_NAME24, 0, kmem_cache.name),
+    FIELD("bytes_req", FK_U32, 0, kmem_cache.bytes_req),
+    FIELD("bytes_alloc", FK_U32, 0, kmem_cache.bytes_alloc),
+    FIELD("gfp_flags", FK_GFP, 0, kmem_cache.gfp_flags),
+    FIELD("node", FK_I16, 0, kmem_cache.node),
+    FIELD("accounted", FK_BOOL8, 1, kmem_cache.accounted),
+};
+
+static const field_spec kmem_free_fields[] = {
+    FIELD("call_site", FK_CALL_SITE, 0, kmem_cache.call_site),
+    FIELD("ptr", FK_HEX64, 0, kmem_cache.ptr),
+    FIELD("name", FK_NAME24, 0, kmem_cache.name),
+};
+
+/* kscope's sheaf events (event.h; no kernel tracepoint): what ftrace_export.c writes.
+ * "sheaf_refill: name=kmalloc-64 node=0 objects=32 size=32 capacity=32 full=-1 barn_full=2 barn_empty=1" */
+static const field_spec sheaf_fields[] = {
+    FIELD("name", FK_NAME24, 0, sheaf.name),
+    FIELD("node", FK_INT, 0, sheaf.node),
+    FIELD("objects", FK_U32, 0, sheaf.objects),
+    FIELD("size", FK_U32, 0, sheaf.size),
+    FIELD("capacity", FK_U32, 0, sheaf.capacity),
+    FIELD("full", FK_INT, 0, sheaf.full),
+    FIELD("barn_full", FK_U32, 0, sheaf.barn_full),
+    FIELD("barn_empty", FK_U32, 0, sheaf.barn_empty),
+};
+
 typedef struct tracepoint_fields {
     const field_spec *fields;
     int32_t count;
@@ -123,6 +165,12 @@ static tracepoint_fields fields_of(int32_t type)
     case KS_EV_SCHED_PROCESS_EXIT:
     case KS_EV_SCHED_PROCESS_FREE: return (tracepoint_fields)FIELDS(exit_fields);
     case KS_EV_RSEQ_UPDATE: return (tracepoint_fields)FIELDS(rseq_fields);
+    case KS_EV_KMEM_CACHE_ALLOC: return (tracepoint_fields)FIELDS(kmem_alloc_fields);
+    case KS_EV_KMEM_CACHE_FREE: return (tracepoint_fields)FIELDS(kmem_free_fields);
+    case KS_EV_SHEAF_REFILL:
+    case KS_EV_SHEAF_FLUSH:
+    case KS_EV_BARN_GET:
+    case KS_EV_BARN_PUT: return (tracepoint_fields)FIELDS(sheaf_fields);
     default: return (tracepoint_fields){ NULL, 0 };
     }
 }
@@ -182,7 +230,7 @@ static int32_t find_spec_key(text_span s, const field_spec *spec)
 static text_span take_value(text_span *rest, const field_spec *spec, const field_spec *next)
 {
     int32_t n = ft_word(*rest).len;
-    if (spec->kind == FK_COMM) {
+    if (spec->kind == FK_COMM || spec->kind == FK_CALL_SITE) {   /* "sym+0x1/0x2 [mod]" */
         int32_t at = next ? find_spec_key(*rest, next) : -1;
         n = at >= 0 ? at : rest->len;
     }
@@ -204,12 +252,91 @@ static bool parse_bool(text_span value, int32_t *out)
     return true;
 }
 
+/* Hex digits, with or without "0x" (%p prints 16 digits without) -> u64. */
+static bool parse_hex64(text_span s, uint64_t *out)
+{
+    if (!span_cut_prefix(&s, "0x"))
+        span_cut_prefix(&s, "0X");
+    if (s.len == 0 || s.len > 16)
+        return false;
+    uint64_t v = 0;
+    for (int32_t i = 0; i < s.len; i++) {
+        char c = s.at[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return false;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return true;
+}
+
+/* %pS: an address ("0xffffffffc0a01234", printed when no symbol is known) is kept; a
+ * symbol ("__fput+0x141/0x2a0", "ext4_alloc_inode+0x1a/0x120 [ext4]") reads as 0 with
+ * call_site_symbolic set (event.h: the payload has no room for the text). */
+static bool store_call_site(ks_event *ev, text_span value)
+{
+    uint64_t v = 0;
+    if (value.len > 2 && value.at[0] == '0' && value.at[1] == 'x' && parse_hex64(value, &v)) {
+        ev->u.kmem_cache.call_site = v;
+        ev->u.kmem_cache.call_site_symbolic = 0;
+        return true;
+    }
+    if (value.len == 0)
+        return false;
+    ev->u.kmem_cache.call_site = 0;
+    ev->u.kmem_cache.call_site_symbolic = 1;
+    return true;
+}
+
 static bool store_value(ks_event *ev, const field_spec *spec, text_span value)
 {
     char *at = (char *)ev + spec->offset;
     int32_t i;
     int64_t state;
+    uint64_t u64;
     switch (spec->kind) {
+    case FK_CALL_SITE:
+        return store_call_site(ev, value);
+    case FK_HEX64:
+        if (!parse_hex64(value, &u64))
+            return false;
+        memcpy(at, &u64, sizeof u64);
+        return true;
+    case FK_U32: {
+        int64_t v;
+        if (!ft_parse_int64(value, &v) || v < 0 || v > (int64_t)UINT32_MAX)
+            return false;
+        uint32_t v32 = (uint32_t)v;
+        memcpy(at, &v32, sizeof v32);
+        return true;
+    }
+    case FK_I16: {
+        if (!parse_int(value, &i) || i < INT16_MIN || i > INT16_MAX)
+            return false;
+        int16_t v16 = (int16_t)i;
+        memcpy(at, &v16, sizeof v16);
+        return true;
+    }
+    case FK_BOOL8:
+        if (!parse_bool(value, &i))
+            return false;
+        *(int8_t *)at = (int8_t)i;
+        return true;
+    case FK_GFP: {
+        uint32_t bits;
+        if (!gfp_flags_parse(value, &bits))
+            return false;
+        memcpy(at, &bits, sizeof bits);
+        return true;
+    }
+    case FK_NAME24:
+        if (value.len == 0 || value.len >= KS_KMEM_NAME_LEN || memchr(value.at, '\0', (size_t)value.len))
+            return false;
+        memset(at, 0, KS_KMEM_NAME_LEN);
+        memcpy(at, value.at, (size_t)value.len);
+        return true;
     case FK_COMM:
         ft_copy_comm(at, value);
         return true;
@@ -242,7 +369,8 @@ static bool parse_fields(text_span payload, tracepoint_fields tp, ks_event *ev,
         if (!seek_key(&rest, spec)) {
             if (spec->optional) {
                 int32_t absent = -1;
-                memcpy((char *)ev + spec->offset, &absent, sizeof absent);
+                memcpy((char *)ev + spec->offset, &absent,
+                       spec->kind == FK_BOOL8 ? 1 : spec->kind == FK_I16 ? 2 : sizeof absent);
                 rest = at;
                 continue;
             }
@@ -262,7 +390,11 @@ static bool parse_fields(text_span payload, tracepoint_fields tp, ks_event *ev,
             err->field = spec->key;
             snprintf(err->message, sizeof err->message, "expected %s, got '%s'",
                      spec->kind == FK_STATE ? "a task state like 'S' or 'R+'"
-                     : spec->kind == FK_BOOL ? "true or false" : "a number", got);
+                     : spec->kind == FK_BOOL || spec->kind == FK_BOOL8 ? "true or false"
+                     : spec->kind == FK_HEX64 ? "a hex pointer"
+                     : spec->kind == FK_CALL_SITE ? "an address or symbol"
+                     : spec->kind == FK_GFP ? "gfp flags like 'GFP_KERNEL|__GFP_ZERO'"
+                     : spec->kind == FK_NAME24 ? "a cache name of 1..23 bytes" : "a number", got);
             return false;
         }
     }
@@ -282,9 +414,20 @@ static bool parse_fields(text_span payload, tracepoint_fields tp, ks_event *ev,
     return true;
 }
 
+/* What a tracepoint does not print reads as event.h says: kmem_cache_free has no node
+ * or accounted (-1 both). */
+static void preset_payload(ks_event *ev)
+{
+    if (ev->type == KS_EV_KMEM_CACHE_ALLOC || ev->type == KS_EV_KMEM_CACHE_FREE) {
+        ev->u.kmem_cache.node = -1;
+        ev->u.kmem_cache.accounted = -1;
+    }
+}
+
 bool ft_parse_tracepoint(text_span payload, ks_event *ev, ft_token_error *err)
 {
     tracepoint_fields tp = fields_of((int32_t)ev->type);
+    preset_payload(ev);
     return tp.count > 0 && parse_fields(payload, tp, ev, err);
 }
 
@@ -450,6 +593,7 @@ static int32_t decode_event_line(ks_ftrace_decoder *dec, text_span line, ks_even
     tracepoint_fields tp = fields_of((int32_t)ev.type);
     if (ev.type == KS_EV_GENERIC)
         return append_generic(dec, &ev, &h, sink);
+    preset_payload(&ev);
     if (!parse_fields(h.payload, tp, &ev, &err)) {
         int32_t column = (int32_t)(h.payload.at - line.at) + err.column + 1;
         note_malformed(dec, column, err.field, err.message);

@@ -286,6 +286,10 @@ static void map_typed(const td_format_set *set, td_format *fmt)
     for (int32_t i = 0; i < 8; i++)
         fmt->typed[i] = -1;
     const char *const *names = typed_fields(fmt->type);
+    if (!names) {                               /* kmem_cache_*, kscope's sheaf events: no */
+        fmt->type = KS_EV_GENERIC;              /* slot table yet, so read as generic text */
+        return;
+    }
     for (int32_t i = 0; names && names[i]; i++) {
         bool optional = names[i][0] == '?';
         int32_t at = field_index(set, fmt, names[i] + optional);
