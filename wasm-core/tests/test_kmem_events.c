@@ -114,8 +114,8 @@ static void real_kmem_lines_decode_to_typed_records(void)
        (call_site aside: the symbol is not kept, see event.h). */
     char *out = export_all(log);
     const char *want[] = {
-        " kmem_cache_alloc: call_site=0x0 ptr=000000005cb434e6 name=buffer_head bytes_req=104 "
-        "bytes_alloc=104 gfp_flags=GFP_NOFS|__GFP_ZERO|__GFP_NOFAIL|__GFP_ACCOUNT node=-1 accounted=true\n",
+        (" kmem_cache_alloc: call_site=0x0 ptr=000000005cb434e6 name=buffer_head bytes_req=104 "
+         "bytes_alloc=104 gfp_flags=GFP_NOFS|__GFP_ZERO|__GFP_NOFAIL|__GFP_ACCOUNT node=-1 accounted=true\n"),
         "gfp_flags=GFP_ATOMIC|__GFP_NOWARN node=-1",
         "gfp_flags=GFP_NOWAIT|__GFP_ACCOUNT node=-1",
         "gfp_flags=GFP_KERNEL|__GFP_ZERO node=-1",

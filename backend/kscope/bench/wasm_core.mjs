@@ -11,12 +11,14 @@ export const EVENT_BYTES = 96;
 export const EVENT_TYPES = [
   'generic', 'sched_switch', 'sched_waking', 'sched_wakeup', 'sched_wakeup_new',
   'sched_migrate_task', 'sched_process_fork', 'sched_process_exit', 'sched_process_free',
-  'rseq_update',
+  'rseq_update', 'kmem_cache_alloc', 'kmem_cache_free',
+  'sheaf_refill', 'sheaf_flush', 'barn_get', 'barn_put', // kscope's own (no kernel tracepoint)
 ];
-const STATS_BYTES = 184;
+// ks_sim_stats: now_ns, events, events_by_type[KS_EV_TYPE_COUNT], access_ns, lines_from[8], 2 hitm
+const STATS_BYTES = 232; // 8 * (2 + 16 + 1 + 8 + 2): a literal, checked against the C layout by test_struct_layouts
 const SCRATCH_BYTES = 512;
 // Scratch layout: config @0 (32), run limit @32 (24), u32 n @56, out pointer @60,
-// ks_parse_error @64 (168), ks_sim_stats @232 (184).
+// ks_parse_error @64 (168), ks_sim_stats @232 (232).
 const S_CONFIG = 0, S_LIMIT = 32, S_N = 56, S_OUT = 60, S_PERR = 64, S_STATS = 232;
 
 /** Command-line flags `--name value` as an object of strings. */

@@ -14,10 +14,11 @@ from functools import lru_cache
 import numpy as np
 
 from kscope.native import core
+from kscope.native.structs import KS_EV_TYPE_COUNT
 
 BY_CPU = 1  # KS_COLUMNS_BY_CPU
 COMM_LEN = 16
-TYPE_COUNT = 10  # KS_EV_TYPE_COUNT
+TYPE_COUNT = KS_EV_TYPE_COUNT
 
 
 @lru_cache(maxsize=1)

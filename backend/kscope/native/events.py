@@ -27,12 +27,24 @@ EVENT_TYPES = (
     "sched_process_exit",
     "sched_process_free",
     "rseq_update",
+    "kmem_cache_alloc",
+    "kmem_cache_free",
+    "sheaf_refill",  # kscope's own sheaf events: no kernel tracepoint (event.h)
+    "sheaf_flush",
+    "barn_get",
+    "barn_put",
 )
 TYPE_IDS = {name: i for i, name in enumerate(EVENT_TYPES)}
 
 _HEADER = struct.Struct("<QHHiii16s")  # ts_ns type buffer cpu pid tgid comm; payload at byte 40
 _WAKEUP = ("<16siii", ("comm", "pid", "prio", "target_cpu"))
 _EXIT = ("<16siii", ("comm", "pid", "prio", "group_dead"))  # group_dead -1: not recorded
+# call_site 0 with call_site_symbolic 1: the trace printed a symbol (not kept); node and
+# accounted -1: not printed (kmem_cache_free) or any node; gfp_flags: 6.18's gfp_t bits.
+_KMEM = ("<QQIIIhbB24s", ("call_site", "ptr", "bytes_req", "bytes_alloc", "gfp_flags", "node",
+                          "accounted", "call_site_symbolic", "name"))
+_SHEAF = ("<24siIIIiII", ("name", "node", "objects", "size", "capacity", "full", "barn_full",
+                          "barn_empty"))
 # Per-type payload: struct format and field names (the tracepoint's), in C order.
 _PAYLOADS: dict[int, tuple[struct.Struct, tuple[str, ...]]] = {
     type_id: (struct.Struct(fmt), names)
@@ -48,6 +60,12 @@ _PAYLOADS: dict[int, tuple[struct.Struct, tuple[str, ...]]] = {
         7: _EXIT,
         8: _EXIT,
         9: ("<iii", ("cpu_id", "node_id", "mm_cid")),
+        10: _KMEM,
+        11: _KMEM,
+        12: _SHEAF,
+        13: _SHEAF,
+        14: _SHEAF,
+        15: _SHEAF,
     }.items()
 }
 

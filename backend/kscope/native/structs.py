@@ -10,7 +10,7 @@ the native ABI only and never crosses to JS.
 import ctypes
 
 KS_COMM_LEN = 16
-KS_EV_TYPE_COUNT = 10  # ks_event_type: generic .. rseq_update
+KS_EV_TYPE_COUNT = 16  # ks_event_type: generic .. barn_put (events.EVENT_TYPES, checked in a test)
 KS_SRC_COUNT = 8  # ks_cache_source: l1 .. dram_remote
 EVENT_SIZE = 96
 
@@ -181,7 +181,7 @@ SIZES = {
     KsSimCpu: 24,
     KsSimTask: 64,
     KsSimFrame: 48,
-    KsSimStats: 184,
+    KsSimStats: 8 * (2 + KS_EV_TYPE_COUNT + 1 + KS_SRC_COUNT + 2),
     KsRunLimit: 24,
     KsParseError: 168,
     KsBurstCost: 32,

@@ -30,6 +30,13 @@ export const EVENT_TYPES = [
   'sched_process_exit',
   'sched_process_free',
   'rseq_update',
+  'kmem_cache_alloc',
+  'kmem_cache_free',
+  // kscope's own SLUB sheaves events: no kernel tracepoint (kscope/event.h)
+  'sheaf_refill',
+  'sheaf_flush',
+  'barn_get',
+  'barn_put',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
@@ -79,6 +86,38 @@ export type SimEvent = EventBase &
     | { type: 'sched_process_fork'; parent_comm: string; parent_pid: number; child_comm: string; child_pid: number }
     | { type: 'sched_process_exit' | 'sched_process_free'; target_comm: string; target_pid: number; target_prio: number }
     | { type: 'rseq_update'; cpu_id: number; node_id: number; mm_cid: number }
+    | {
+        type: 'kmem_cache_alloc' | 'kmem_cache_free'
+        /** The caller's address as hex ("0xffffffff81a2b3c4"); "" when the trace printed only a symbol (not kept). */
+        call_site: string
+        /** The object's address as hex (a real trace prints it hashed). */
+        ptr: string
+        /** The kmem_cache's name. */
+        cache: string
+        /** alloc: bytes asked for / the object size; free: 0. */
+        bytes_req: number
+        bytes_alloc: number
+        /** gfp_t bits, Linux 6.18 numbering. */
+        gfp_flags: number
+        /** NUMA node asked for; -1 any node (and always for free). */
+        node: number
+        /** 1 charged to a memcg, 0 not, -1 not recorded. */
+        accounted: number
+      }
+    | {
+        type: 'sheaf_refill' | 'sheaf_flush' | 'barn_get' | 'barn_put'
+        cache: string
+        node: number
+        /** Objects moved by a refill/flush (0 for barn operations). */
+        objects: number
+        /** Objects in the sheaf after the event, and its capacity. */
+        size: number
+        capacity: number
+        /** barn_get/put: 1 a full sheaf, 0 an empty one; refill/flush: -1. */
+        full: number
+        barn_full: number
+        barn_empty: number
+      }
     | { type: 'generic'; name_off: number; fields_off: number }
   )
 
@@ -227,9 +266,34 @@ export function decodeEvent(v: Views, at: number): SimEvent {
       return { ...base, type, target_comm: text(40), target_pid: v.i32[p + 4], target_prio: v.i32[p + 5] }
     case 'rseq_update':
       return { ...base, type, cpu_id: v.i32[p], node_id: v.i32[p + 1], mm_cid: v.i32[p + 2] }
+    case 'kmem_cache_alloc':
+    case 'kmem_cache_free': {
+      const symbolic = v.u8[at + 71] !== 0
+      return {
+        ...base, type,
+        call_site: symbolic ? '' : hex64(v.i32[p + 1], v.i32[p]), ptr: hex64(v.i32[p + 3], v.i32[p + 2]),
+        cache: cString(v.u8, at + 72, 24),
+        bytes_req: v.i32[p + 4] >>> 0, bytes_alloc: v.i32[p + 5] >>> 0, gfp_flags: v.i32[p + 6] >>> 0,
+        node: (v.i32[p + 7] << 16) >> 16, accounted: (v.u8[at + 70] << 24) >> 24,
+      }
+    }
+    case 'sheaf_refill':
+    case 'sheaf_flush':
+    case 'barn_get':
+    case 'barn_put':
+      return {
+        ...base, type, cache: cString(v.u8, at + 40, 24), node: v.i32[p + 6], objects: v.i32[p + 7] >>> 0,
+        size: v.i32[p + 8] >>> 0, capacity: v.i32[p + 9] >>> 0, full: v.i32[p + 10],
+        barn_full: v.i32[p + 11] >>> 0, barn_empty: v.i32[p + 12] >>> 0,
+      }
     default:
       return { ...base, type: 'generic', name_off: v.i32[p] >>> 0, fields_off: v.i32[p + 1] >>> 0 }
   }
+}
+
+/** A u64 from its two little-endian i32 words, as exact hex ("0xffff888104c2d000"). */
+function hex64(hi: number, lo: number): string {
+  return '0x' + ((hi >>> 0).toString(16) + (lo >>> 0).toString(16).padStart(8, '0')).replace(/^0+(?=.)/, '')
 }
 
 /** Decodes `count` consecutive ks_event records starting at byte `at`. */
@@ -346,6 +410,12 @@ export function eventMentions(ev: SimEvent, tid: number): boolean {
       return ev.child_pid === tid
     case 'rseq_update':
     case 'generic':
+    case 'kmem_cache_alloc':
+    case 'kmem_cache_free':
+    case 'sheaf_refill':
+    case 'sheaf_flush':
+    case 'barn_get':
+    case 'barn_put':
       return false
     default:
       return ev.target_pid === tid

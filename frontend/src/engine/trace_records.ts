@@ -19,6 +19,8 @@
  *   sched_process_fork   parent_pid  -          -              child_pid   -          parent_comm  child_comm
  *   sched_process_exit/free pid      prio       group_dead     -           -          comm         -
  *   rseq_update          cpu_id      node_id    mm_cid         -           -          -            -
+ *   kmem_cache_alloc/free bytes_req  bytes_alloc gfp_flags     node        accounted  cache name   ptr (hex)
+ *   sheaf_refill/flush, barn_get/put objects size full         barn_full   barn_empty cache name   -
  *   generic              -           -          -              -           -          name         fields text
  *
  * Strings (comm, names, field text) are UNTRUSTED input: they are kept as plain
@@ -37,6 +39,12 @@ export const TYPE_FORK = 6
 export const TYPE_EXIT = 7
 export const TYPE_FREE = 8
 export const TYPE_RSEQ = 9
+export const TYPE_KMEM_ALLOC = 10
+export const TYPE_KMEM_FREE = 11
+export const TYPE_SHEAF_REFILL = 12
+export const TYPE_SHEAF_FLUSH = 13
+export const TYPE_BARN_GET = 14
+export const TYPE_BARN_PUT = 15
 
 /** The columns of a decoded trace, in the decoder's (time) order; `count` rows are valid. */
 export interface TraceColumns {
@@ -126,9 +134,9 @@ export class TraceColumnsBuilder {
   }
 
   /** Interns a NUL-padded char[16] at byte offset `at`. */
-  internComm(u8: Uint8Array, at: number): number {
+  internComm(u8: Uint8Array, at: number, len = 16): number {
     let end = at
-    const stop = at + 16
+    const stop = at + len
     let key = ''
     while (end < stop && u8[end] !== 0) {
       key += String.fromCharCode(u8[end])
@@ -210,6 +218,16 @@ export class TraceColumnsBuilder {
           break
         case TYPE_RSEQ:
           f0 = i32[p]; f1 = i32[p + 1]; f2 = i32[p + 2]
+          break
+        case TYPE_KMEM_ALLOC: case TYPE_KMEM_FREE: // kscope/event.h ks_ev_kmem_cache
+          f0 = i32[p + 4]; f1 = i32[p + 5]; f2 = i32[p + 6]
+          f3 = (i32[p + 7] << 16) >> 16; f4 = (u8[base + 70] << 24) >> 24
+          s1 = this.internComm(u8, base + 72, 24)
+          s2 = this.intern('0x' + ((u32[p + 3]).toString(16) + u32[p + 2].toString(16).padStart(8, '0')).replace(/^0+(?=.)/, ''))
+          break
+        case TYPE_SHEAF_REFILL: case TYPE_SHEAF_FLUSH: case TYPE_BARN_GET: case TYPE_BARN_PUT: // ks_ev_sheaf
+          f0 = i32[p + 7]; f1 = i32[p + 8]; f2 = i32[p + 10]; f3 = i32[p + 11]; f4 = i32[p + 12]
+          s1 = this.internComm(u8, base + 40, 24)
           break
         default:
           s1 = this.intern(genericText(u32[p]))

@@ -43,6 +43,15 @@ export function eventFields(s: TraceStore, row: number): [string, string][] {
       return [['comm', str(c.s1[row])], ['pid', String(c.f0[row])], ['prio', String(c.f1[row])]]
     case 'rseq_update':
       return [['cpu_id', String(c.f0[row])], ['node_id', String(c.f1[row])], ['mm_cid', String(c.f2[row])]]
+    case 'kmem_cache_alloc':
+      return [['name', str(c.s1[row])], ['ptr', str(c.s2[row])], ['bytes_req', String(c.f0[row] >>> 0)],
+        ['bytes_alloc', String(c.f1[row] >>> 0)], ['gfp_flags', '0x' + (c.f2[row] >>> 0).toString(16)],
+        ['node', String(c.f3[row])], ['accounted', c.f4[row] < 0 ? '-' : c.f4[row] ? 'true' : 'false']]
+    case 'kmem_cache_free':
+      return [['name', str(c.s1[row])], ['ptr', str(c.s2[row])]]
+    case 'sheaf_refill': case 'sheaf_flush': case 'barn_get': case 'barn_put':
+      return [['name', str(c.s1[row])], ['objects', String(c.f0[row])], ['size', String(c.f1[row])],
+        ['full', String(c.f2[row])], ['barn_full', String(c.f3[row])], ['barn_empty', String(c.f4[row])]]
     default:
       return [['event', str(c.s1[row])], ['fields', str(c.s2[row])]]
   }
