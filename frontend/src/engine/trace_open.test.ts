@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { TraceOpenError } from './core_errors'
 import { openTraceLocally } from './trace_open_local'
-import { TYPE_SWITCH } from './trace_records'
+import { TYPE_KMEM_ALLOC, TYPE_KMEM_FREE, TYPE_SWITCH } from './trace_records'
 import { loadCore, type KscopeCore } from './wasm_bridge'
 
 const root = new URL('../../../', import.meta.url)
@@ -55,6 +55,28 @@ describe('openTrace (local decoding)', () => {
     expect(c.strings[c.s2[i]]).toBe(m[4])
     expect(c.f3[i]).toBe(Number(m[5]))
     expect(c.f4[i]).toBe(Number(m[6]))
+  })
+
+  it('reads kmem_cache_alloc/free fields out of a real 6.18 kmem trace', async () => {
+    const rel = 'wasm-core/tests/fixtures/ftrace_6.18_kmem.txt'
+    const t = await core.openTrace(blobOf(rel), 'kmem.txt')
+    const lines = eventLines(textOf(rel))
+    const c = t.columns
+    expect(t.stats.malformed).toBe(0)
+    expect(c.count).toBe(lines.length)
+    const types = Array.from(c.type)
+    expect(types.filter((x) => x === TYPE_KMEM_ALLOC).length).toBe(lines.filter((l) => l.includes(' kmem_cache_alloc: ')).length)
+    expect(types.filter((x) => x === TYPE_KMEM_FREE).length).toBe(lines.filter((l) => l.includes(' kmem_cache_free: ')).length)
+    const i = types.indexOf(TYPE_KMEM_ALLOC)
+    const m = /ptr=([0-9a-f]+) name=(\S+) bytes_req=(\d+) bytes_alloc=(\d+) .* node=(-?\d+) accounted=(\w+)/.exec(lines[i])!
+    expect(c.strings[c.s2[i]]).toBe('0x' + m[1].replace(/^0+/, ''))
+    expect(c.strings[c.s1[i]]).toBe(m[2])
+    expect(c.f0[i]).toBe(Number(m[3]))
+    expect(c.f1[i]).toBe(Number(m[4]))
+    expect(c.f3[i]).toBe(Number(m[5]))
+    expect(c.f4[i]).toBe(m[6] === 'true' ? 1 : 0)
+    const f = types.indexOf(TYPE_KMEM_FREE)
+    expect(c.strings[c.s1[f]]).toBe(/name=(\S+)/.exec(lines[f])![1])
   })
 
   it('reads trace.dat v6 and v7 by offset, inflating gzip in the browser way', async () => {
