@@ -3,11 +3,13 @@
  */
 #include "store_batches.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arrow_schema.inc"
+#include "kscope/native/ftrace_export.h"
 #include "json_out.h"
 
 /* records.py SCHEMA, in order: name, Parquet kind, statistics, builder column, validity. */
@@ -210,6 +212,30 @@ static int64_t name_dict_id(name_dict *d, const char *s, uint32_t len)
 
 /* ---- batches ------------------------------------------------------------------------- */
 
+/* The store has no allocator columns yet (records.py SCHEMA): a kmem_cache_* or sheaf
+ * record is stored as a generic row, its tracepoint name and its fields as the kernel
+ * prints them (the ftrace exporter's text), so nothing the record holds is lost. */
+static bool stored_as_text(int32_t type)
+{
+    return type >= KS_EV_KMEM_CACHE_ALLOC && type < KS_EV_TYPE_COUNT;
+}
+
+/* The exporter's fields text of a typed record ("call_site=0x0 ptr=... name=filp ..."). */
+static const char *typed_fields_text(const ks_event *ev, char *buf, int32_t cap)
+{
+    int32_t written = 0;
+    if (ks_ftrace_format_event(ev, NULL, 0, buf, cap, &written) != KS_OK || written >= cap)
+        return "";
+    char key[48];
+    snprintf(key, sizeof key, ": %s: ", ks_event_type_name((int32_t)ev->type));
+    const char *at = strstr(buf, key);
+    if (!at)
+        return "";
+    at += strlen(key);
+    buf[strcspn(buf, "\n")] = '\0';
+    return at;
+}
+
 int32_t batch_build(batch *b, const ks_event_log *log, ks_comm_dict *comms, name_dict *names)
 {
     uint32_t n = ks_event_log_count(log);
@@ -245,15 +271,32 @@ int32_t batch_build(batch *b, const ks_event_log *log, ks_comm_dict *comms, name
         return KS_ERR_NO_MEMORY;
     int32_t *name_col = (int32_t *)(b->buf + b->offsets[KS_COL_G_NAME_OFF]);
     const int32_t *fields_col = (const int32_t *)(b->buf + b->offsets[KS_COL_G_FIELDS_OFF]);
-    const int8_t *type = (const int8_t *)(b->buf + b->offsets[KS_COL_TYPE]);
-    uint32_t generic = b->stats.type_counts[KS_EV_GENERIC];
+    int8_t *type = (int8_t *)(b->buf + b->offsets[KS_COL_TYPE]);
+    const int32_t *order = (const int32_t *)(b->buf + b->offsets[KS_COL_ORDER]);
+    uint8_t *valid_generic = b->buf + b->offsets[KS_VALID_GENERIC];
+    uint32_t as_text = 0;
+    for (int32_t t = KS_EV_KMEM_CACHE_ALLOC; t < KS_EV_TYPE_COUNT; t++)
+        as_text += b->stats.type_counts[t];
+    uint32_t generic = b->stats.type_counts[KS_EV_GENERIC] + as_text;
+    char line[512];
     for (uint32_t i = 0; i < n; i++) {
-        if (!generic || type[i] != KS_EV_GENERIC) {
+        bool typed_as_text = as_text && stored_as_text(type[i]);
+        if (!generic || (type[i] != KS_EV_GENERIC && !typed_as_text)) {
             b->fields.offsets[i + 1] = b->fields.offsets[i];
             continue;
         }
-        const char *name = ks_event_log_text(log, (uint32_t)name_col[i]);
-        const char *text = ks_event_log_text(log, (uint32_t)fields_col[i]);
+        const char *name, *text;
+        if (typed_as_text) {
+            const ks_event *ev = &ks_event_log_data(log)[order[i]];
+            name = ks_event_type_name(type[i]);
+            text = typed_fields_text(ev, line, (int32_t)sizeof line);
+            type[i] = KS_EV_GENERIC;
+            valid_generic[i / 8] |= (uint8_t)(1u << (i & 7));
+            b->stats.nulls[KS_VALID_GENERIC - KS_VALID_ABOUT]--;
+        } else {
+            name = ks_event_log_text(log, (uint32_t)name_col[i]);
+            text = ks_event_log_text(log, (uint32_t)fields_col[i]);
+        }
         name = name ? name : "";
         text = text ? text : "";
         int64_t id = name_dict_id(names, name, (uint32_t)strlen(name));
@@ -266,6 +309,10 @@ int32_t batch_build(batch *b, const ks_event_log *log, ks_comm_dict *comms, name
             return KS_ERR_NO_MEMORY;
     }
     b->fields.count = n;
+    for (int32_t t = KS_EV_KMEM_CACHE_ALLOC; as_text && t < KS_EV_TYPE_COUNT; t++) {
+        b->stats.type_counts[KS_EV_GENERIC] += b->stats.type_counts[t];   /* as the rows now say */
+        b->stats.type_counts[t] = 0;
+    }
     table_reset(&b->names);
     if (table_reserve(&b->names, names->names.count, (uint32_t)names->names.offsets[names->names.count] + 1) != 0)
         return KS_ERR_NO_MEMORY;
