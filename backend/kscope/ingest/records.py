@@ -21,6 +21,10 @@ Columns (nulls where a type has no such field):
     target_cpu (wakeup*), orig_cpu, dest_cpu (migrate), child_pid, child_comm (fork),
     group_dead (exit: 1/0), cpu_id, node_id, mm_cid (rseq_update),
     name dict<string>, fields string                          generic events: name, text
+
+Allocator records (kmem_cache_alloc/free, kscope's sheaf events) have no columns yet:
+kscope-ingest stores them as generic rows, their tracepoint name and the kernel's fields
+text (tools/ingest/store_batches.c), so they read back as generic records.
 """
 
 import numpy as np

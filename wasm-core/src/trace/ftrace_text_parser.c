@@ -19,7 +19,10 @@
  * kernel's order, so the extra keys other kernels print are read past: old
  * sched_wakeup's "success=1", 6.16+ sched_process_exit's "group_dead=true",
  * sched_switch's "==>" (which trace-cmd leaves out). A comm value may hold
- * blanks ("comm=my load-x pid=..."): it runs up to " <next key>=".
+ * blanks ("comm=my load-x pid=..."): it runs up to " <next key>=", and so does
+ * kmem's call_site ("sym+0x1/0x2 [module]"). A kmem line whose cache name is longer
+ * than a record holds (23 bytes) or whose gfp_flags has a name the table lacks is
+ * counted malformed and kept generic, whole.
  *
  * Malformed input never stops the decoder: the line is counted, the first one
  * is described (line, column, field, message) in the stats, and decoding goes
