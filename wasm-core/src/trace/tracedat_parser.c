@@ -563,6 +563,52 @@ static bool render_fields(const ks_tracedat_decoder *dec, const td_format *fmt,
     return whole;
 }
 
+/* kmem_cache_alloc/free (event.h): slots call_site, ptr, name, bytes_req, bytes_alloc,
+ * gfp_flags, node, accounted, by the widths the file's format gives. The binary record
+ * holds call_site as an address and ptr unhashed, so nothing is lost here; a cache name
+ * longer than the record holds makes the record generic. */
+static bool fill_kmem(const ks_tracedat_decoder *dec, const td_format *fmt, const td_record *rec,
+                      ks_event *ev)
+{
+    ks_ev_kmem_cache *k = &ev->u.kmem_cache;
+    k->node = -1;
+    k->accounted = -1;
+    int32_t slots = ev->type == KS_EV_KMEM_CACHE_ALLOC ? 8 : 3;
+    for (int32_t i = 0; i < slots; i++) {
+        int32_t idx = fmt->typed[i];
+        if (idx < 0)
+            continue;                                   /* accounted, before 6.0 */
+        const td_field *f = &dec->formats.fields[idx];
+        const uint8_t *bytes;
+        int32_t n;
+        if (!field_bytes(dec, f, rec, &bytes, &n))
+            return false;
+        if (i == 2) {                                   /* name: __data_loc char[] */
+            int32_t len = 0;
+            while (len < n && bytes[len])
+                len++;
+            if (len >= KS_KMEM_NAME_LEN)
+                return false;
+            memset(k->name, 0, sizeof k->name);
+            memcpy(k->name, bytes, (size_t)len);
+            continue;
+        }
+        if (f->kind != TD_INT && f->kind != TD_POINTER)
+            return false;
+        int64_t v = td_read_int(bytes, f->size, dec->big, f->is_signed);
+        switch (i) {
+        case 0: k->call_site = (uint64_t)v; break;
+        case 1: k->ptr = (uint64_t)v; break;
+        case 3: k->bytes_req = (uint32_t)v; break;
+        case 4: k->bytes_alloc = (uint32_t)v; break;
+        case 5: k->gfp_flags = (uint32_t)v; break;
+        case 6: k->node = (int16_t)v; break;
+        default: k->accounted = (int8_t)(v != 0); break;
+        }
+    }
+    return true;
+}
+
 /* Reads a typed record's fields (by the indexes the format resolved); false if one is outside. */
 static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, const td_record *rec,
                        ks_event *ev)
@@ -593,6 +639,8 @@ static bool fill_typed(const ks_tracedat_decoder *dec, const td_format *fmt, con
     const uint16_t *at;
     int32_t count;
     uint32_t comm_slots;
+    if (fmt->type == KS_EV_KMEM_CACHE_ALLOC || fmt->type == KS_EV_KMEM_CACHE_FREE)
+        return fill_kmem(dec, fmt, rec, ev);
     switch (fmt->type) {
     case KS_EV_SCHED_SWITCH: at = sw, count = 7, comm_slots = 1u << 0 | 1u << 4; break;
     case KS_EV_SCHED_WAKING: case KS_EV_SCHED_WAKEUP: case KS_EV_SCHED_WAKEUP_NEW:

@@ -258,6 +258,9 @@ static const char *const *typed_fields(int32_t type)
     static const char *const fork[] = { "parent_comm", "parent_pid", "child_comm", "child_pid", NULL };
     static const char *const exit[] = { "comm", "pid", "?prio", "?group_dead", NULL };
     static const char *const rseq[] = { "cpu_id", "?node_id", "?mm_cid", NULL };
+    static const char *const kmem_alloc[] = { "call_site", "ptr", "name", "bytes_req", "bytes_alloc",
+                                              "gfp_flags", "node", "?accounted", NULL };
+    static const char *const kmem_free[] = { "call_site", "ptr", "name", NULL };
     switch (type) {
     case KS_EV_SCHED_SWITCH: return sw;
     case KS_EV_SCHED_WAKING:
@@ -268,6 +271,8 @@ static const char *const *typed_fields(int32_t type)
     case KS_EV_SCHED_PROCESS_EXIT:
     case KS_EV_SCHED_PROCESS_FREE: return exit;
     case KS_EV_RSEQ_UPDATE: return rseq;
+    case KS_EV_KMEM_CACHE_ALLOC: return kmem_alloc;
+    case KS_EV_KMEM_CACHE_FREE: return kmem_free;
     default: return NULL;
     }
 }
@@ -286,8 +291,8 @@ static void map_typed(const td_format_set *set, td_format *fmt)
     for (int32_t i = 0; i < 8; i++)
         fmt->typed[i] = -1;
     const char *const *names = typed_fields(fmt->type);
-    if (!names) {                               /* kmem_cache_*, kscope's sheaf events: no */
-        fmt->type = KS_EV_GENERIC;              /* slot table yet, so read as generic text */
+    if (!names) {                               /* kscope's sheaf events (no kernel format): */
+        fmt->type = KS_EV_GENERIC;              /* a file naming them is read as generic text */
         return;
     }
     for (int32_t i = 0; names && names[i]; i++) {
@@ -296,7 +301,7 @@ static void map_typed(const td_format_set *set, td_format *fmt)
         if (at >= 0) {
             uint8_t kind = set->fields[at].kind;
             bool text = kind == TD_STRING || (kind == TD_DATA_LOC || kind == TD_REL_LOC);
-            bool wants_text = strstr(names[i], "comm") != NULL;
+            bool wants_text = strstr(names[i], "comm") != NULL || strcmp(names[i], "name") == 0;
             if (text != wants_text)
                 at = -1;                            /* a field of another shape: not ours */
         }
