@@ -242,6 +242,17 @@ static void call_site_addresses_and_module_symbols(void)
     CHECK_EQ_INT(ev[0].u.kmem_cache.node, 1);
     CHECK_EQ_INT(ev[0].u.kmem_cache.accounted, -1);
     ks_event_log_free(log);
+
+    /* trace-cmd report (3.1.6, full kallsyms) prints the caller first, then 0x pointers */
+    log = decode_line("kmem_cache_alloc:     (getname_flags.part.0+0x24) call_site=getname_flags.part.0+0x24 "
+                      "ptr=0xffff888197e59000 name=names_cache bytes_req=4096 bytes_alloc=4096 "
+                      "gfp_flags=GFP_KERNEL node=-1 accounted=false", &st);
+    CHECK_EQ_INT(st.malformed_lines, 0);
+    ev = ks_event_log_data(log);
+    CHECK_EQ_INT(ev[0].type, KS_EV_KMEM_CACHE_ALLOC);
+    CHECK(ev[0].u.kmem_cache.ptr == 0xffff888197e59000ull);
+    CHECK_EQ_INT(ev[0].u.kmem_cache.bytes_req, 4096);
+    ks_event_log_free(log);
 }
 
 /* What a typed record cannot hold stays a generic record with the whole text, and the

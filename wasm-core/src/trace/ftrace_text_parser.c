@@ -427,10 +427,28 @@ static void preset_payload(ks_event *ev)
     }
 }
 
+/* trace-cmd report's kmem plugin puts the caller first: "kmem_cache_alloc:     (getname_flags.part.0+0x24) call_site=..."
+ * (the same call_site the fields name); read past it. */
+static text_span skip_caller_prefix(text_span payload, int32_t type)
+{
+    if (type != KS_EV_KMEM_CACHE_ALLOC && type != KS_EV_KMEM_CACHE_FREE)
+        return payload;
+    text_span s = ft_skip_blanks(payload);
+    if (s.len < 2 || s.at[0] != '(')
+        return payload;
+    const char *close = memchr(s.at, ')', (size_t)s.len);
+    if (!close)
+        return payload;
+    s.len -= (int32_t)(close + 1 - s.at);
+    s.at = close + 1;
+    return s;
+}
+
 bool ft_parse_tracepoint(text_span payload, ks_event *ev, ft_token_error *err)
 {
     tracepoint_fields tp = fields_of((int32_t)ev->type);
     preset_payload(ev);
+    payload = skip_caller_prefix(payload, (int32_t)ev->type);
     return tp.count > 0 && parse_fields(payload, tp, ev, err);
 }
 
@@ -597,7 +615,7 @@ static int32_t decode_event_line(ks_ftrace_decoder *dec, text_span line, ks_even
     if (ev.type == KS_EV_GENERIC)
         return append_generic(dec, &ev, &h, sink);
     preset_payload(&ev);
-    if (!parse_fields(h.payload, tp, &ev, &err)) {
+    if (!parse_fields(skip_caller_prefix(h.payload, (int32_t)ev.type), tp, &ev, &err)) {
         int32_t column = (int32_t)(h.payload.at - line.at) + err.column + 1;
         note_malformed(dec, column, err.field, err.message);
         return append_generic(dec, &ev, &h, sink);    /* keep what the line says */
