@@ -46,6 +46,18 @@ describe('narration', () => {
     expect(describeEvent({ ...base, type: 'rseq_update', cpu_id: 3, node_id: 0, mm_cid: -1 })).toMatch(/cpu_id 3, node 0, no mm_cid/)
   })
 
+  it('says allocator and sheaf events with their cache and sizes', () => {
+    const kmem = { call_site: '', ptr: '0x1', cache: 'kmalloc-64', bytes_req: 40, bytes_alloc: 64, gfp_flags: 0, node: -1, accounted: 0 }
+    expect(describeEvent({ ...base, type: 'kmem_cache_alloc', ...kmem }))
+      .toBe('worker-2 (pid 105) allocates a 64-byte object from kmalloc-64')
+    expect(describeEvent({ ...base, type: 'kmem_cache_free', ...kmem })).toBe('worker-2 (pid 105) frees an object to kmalloc-64')
+    const sheaf = { cache: 'maple_node', node: 1, objects: 0, size: 32, capacity: 32, full: 1, barn_full: 3, barn_empty: 2 }
+    expect(describeEvent({ ...base, type: 'barn_get', ...sheaf }))
+      .toBe("maple_node takes a full sheaf from node 1's barn (barn: 3 full, 2 empty)")
+    expect(eventDetail({ ...base, type: 'barn_put', ...sheaf, full: 0 })).toBe('maple_node empty (node\u00a01)')
+    expect(eventDetail({ ...base, type: 'sheaf_refill', ...sheaf, objects: 30 })).toBe('maple_node 32/32')
+  })
+
   it('names how far a move goes in the cache hierarchy', () => {
     const t = fixture.topology
     expect(distance(t, 0, 4)).toBe('its SMT sibling')

@@ -80,6 +80,21 @@ export function describeEvent(ev: SimEvent, topology?: Topology): string {
       const cid = ev.mm_cid < 0 ? 'no mm_cid' : `mm_cid ${ev.mm_cid}`
       return `${taskText(ev.comm, ev.pid)} sees cpu_id ${ev.cpu_id}, node ${ev.node_id}, ${cid} in its rseq area`
     }
+    case 'kmem_cache_alloc':
+      return `${taskText(ev.comm, ev.pid)} allocates a ${ev.bytes_alloc}-byte object from ${ev.cache}` +
+        `${ev.node >= 0 ? ` on node ${ev.node}` : ''}`
+    case 'kmem_cache_free':
+      return `${taskText(ev.comm, ev.pid)} frees an object to ${ev.cache}`
+    case 'sheaf_refill':
+      return `${ev.cache}'s sheaf is refilled with ${ev.objects} objects (${ev.size}/${ev.capacity})`
+    case 'sheaf_flush':
+      return `${ev.cache}'s sheaf is flushed: ${ev.objects} objects go back (${ev.size}/${ev.capacity} left)`
+    case 'barn_get':
+      return `${ev.cache} takes ${ev.full ? 'a full' : 'an empty'} sheaf from node ${ev.node}'s barn ` +
+        `(barn: ${ev.barn_full} full, ${ev.barn_empty} empty)`
+    case 'barn_put':
+      return `${ev.cache} puts ${ev.full ? 'a full' : 'an empty'} sheaf into node ${ev.node}'s barn ` +
+        `(barn: ${ev.barn_full} full, ${ev.barn_empty} empty)`
     case 'generic':
       return 'an event the model keeps as text'
   }
@@ -108,6 +123,16 @@ export function eventDetail(ev: SimEvent): string {
       return taskShort(ev.target_comm, ev.target_pid)
     case 'rseq_update':
       return `${taskShort(ev.comm, ev.pid)} cpu_id=${ev.cpu_id} mm_cid=${ev.mm_cid}`
+    case 'kmem_cache_alloc':
+      return `${ev.cache} ${ev.bytes_alloc}\u00a0B`
+    case 'kmem_cache_free':
+      return ev.cache
+    case 'sheaf_refill':
+    case 'sheaf_flush':
+      return `${ev.cache} ${ev.size}/${ev.capacity}`
+    case 'barn_get':
+    case 'barn_put':
+      return `${ev.cache} ${ev.full ? 'full' : 'empty'} (node\u00a0${ev.node})`
     case 'generic':
       return ''
   }
