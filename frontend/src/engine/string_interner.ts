@@ -2,7 +2,7 @@
  * One table of distinct strings, each with a stable small id (its index), for
  * the trace columns' string columns (comm, generic names, field text). Shared
  * by the local decoder's TraceColumnsBuilder (trace_records.ts) and the Arrow
- * reader of server traces (core/trace_arrow.ts), so both give the same shape.
+ * reader of server traces (core/traces/trace_arrow.ts), so both give the same shape.
  *
  * The strings are untrusted file content: kept as plain strings.
  */

@@ -304,7 +304,7 @@ export function decodeTracedatStats(u8: Uint8Array, i32: Int32Array, at: number,
 /**
  * The "# ..." lines at the top of a text trace (kscope's capture metadata
  * "# kscope: kernel=...", "# kscope-sysfs: cpuN/cache/...", tracefs headers):
- * the decoders skip them as comments; core/trace_meta.ts reads them.
+ * the decoders skip them as comments; core/traces/trace_meta.ts reads them.
  * Stops at the first non-comment line or after maxLines.
  */
 export function headerLines(text: string, maxLines = 20000): { lines: string[]; done: boolean } {

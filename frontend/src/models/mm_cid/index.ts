@@ -4,7 +4,7 @@
  * says what each field is for).
  *
  *   variants   v6.12 (before), v6.13 (7e019dc), v6.18; "compare" runs v6.12 and v6.13
- *   toggles    no_recent_cid, task_nr_cpus_allowed (wasm-core/src/algo/mm_cid.c "+flag")
+ *   toggles    no_recent_cid, task_nr_cpus_allowed (wasm-core/src/algo/mm_cid/mm_cid.c "+flag")
  *   decoder    engine/mm_cid/mm_cid_records.ts: the core's mm_cid view bytes -> records
  *   narration  lesson_narrate.ts: the allocator's branches in plain words
  *   quiz       next_cid, next_path (quiz.ts)

@@ -1,7 +1,7 @@
 /*
  * What mm_cid's part of the lesson format (lesson.schema.json beside this
  * file) cannot say, checked on each step by the lesson validator
- * (core/lesson_validate.ts asks the descriptor): the bug-injection toggles
+ * (core/lesson/lesson_validate.ts asks the descriptor): the bug-injection toggles
  * take parts of 7e019dc out of a 6.13+ run, so a step running only v6.12 may
  * not offer them; a "cost_ratio" claim compares v6.12 with v6.13, so it needs
  * a compare step.

@@ -2,7 +2,7 @@
  * The mm_cid lesson's state: the generic lesson state (core/lesson/lesson_state.ts:
  * workload, placement, URL, the playback actions) bound to this model's rules —
  * its scenario variants (the three kernels, and "compare": v6.12 beside v6.13)
- * and its bug-injection toggles (wasm-core/src/algo/mm_cid.c, "+flag" after the
+ * and its bug-injection toggles (wasm-core/src/algo/mm_cid/mm_cid.c, "+flag" after the
  * variant) — plus the algo string the C core reads for one run.
  */
 import { lessonStateRules } from '../../core/lesson/lesson_state'
@@ -18,7 +18,7 @@ export type LessonVariant = (typeof LESSON_VARIANTS)[number]
 export const COMPARE_PAIR = ['v6.12', 'v6.13'] as const
 
 /**
- * The C model's bug-injection toggles (wasm-core/src/algo/mm_cid.c, "+flag" after the
+ * The C model's bug-injection toggles (wasm-core/src/algo/mm_cid/mm_cid.c, "+flag" after the
  * variant): take one part of 7e019dc out of a 6.13+ run to show what it fixes.
  */
 export const MM_CID_TOGGLES = ['no_recent_cid', 'task_nr_cpus_allowed'] as const

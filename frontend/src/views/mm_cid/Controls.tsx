@@ -66,7 +66,7 @@ export interface LessonPlaybackProps {
   state: LessonState
   lastStep: number
   disabled: boolean
-  /** The store's actions (core/lesson_controller.ts): setSpeed in lesson steps per second. */
+  /** The store's actions (models/mm_cid/lesson_controller.ts): setSpeed in lesson steps per second. */
   actions: PlaybackControlActions<RunTo> & { goToTime(ms: number): void }
 }
 

@@ -2,7 +2,7 @@
  * Compare two stored traces in lockstep: two timelines, one above the other,
  * aligned at their first events and sharing one zoom and one cursor (both in
  * time since each trace's start); below them, per-CPU busy time, switches and
- * migrations side by side with the difference (core/trace_compare.ts).
+ * migrations side by side with the difference (core/traces/trace_compare.ts).
  *
  * Each side keeps its own session (its summaries and loaded window of exact
  * events); the shared time scale comes from giving both the longer trace's

@@ -1,7 +1,7 @@
 /*
  * "Export window / whole trace" for a stored trace: the format (Perfetto / Chrome
  * JSON, or ftrace text) and two buttons. The server writes the file
- * (core/trace_export.ts); a failure (too many events for one export, say) shows
+ * (core/traces/trace_export.ts); a failure (too many events for one export, say) shows
  * the server's words.
  */
 import { useState } from 'react'

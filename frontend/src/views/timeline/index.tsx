@@ -50,7 +50,7 @@ export interface TimelineProps {
   selectedMark?: number
   onSelectMark?(k: number): void
   onStepMark?(dir: 1 | -1): void
-  /** Shift+← →: step the cursor to the previous/next event passing the filter (core/trace_step.ts). */
+  /** Shift+← →: step the cursor to the previous/next event passing the filter (core/traces/trace_step.ts). */
   onStepEvent?(dir: 1 | -1): void
   /** Space: play / pause the cursor. */
   onTogglePlay?(): void
