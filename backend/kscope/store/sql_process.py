@@ -110,10 +110,10 @@ def run_sql_isolated(parquet: Path, query: str, timeout_s: float, max_rows: int,
         if child.is_alive():
             child.kill()
         child.join()
-        if child.pid is not None:
+        if child.pid is not None and child.exitcode != 0:
             from kscope.store.sql import remove_links_of
 
-            remove_links_of(child.pid)  # a killed child could not remove its own
+            remove_links_of(child.pid)  # a killed child could not remove its own (a clean one did)
     kind, body = message[:1], message[1:]
     if kind == b"K":
         return body
