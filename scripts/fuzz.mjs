@@ -17,6 +17,9 @@
 // The growing corpus lives in .kscope/fuzz/<target>/corpus, crash inputs in
 // .kscope/fuzz/<target>/artifacts. Every run appends a line to .kscope/fuzz/history.jsonl
 // (target, seconds, CPU seconds, executions, exec/s, finding).
+//
+// SIGINT or SIGTERM stops the running fuzzer cleanly: libFuzzer prints its stats, the run is
+// recorded with the CPU time it had (marked "interrupted"), and no further target starts.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
@@ -158,21 +161,48 @@ function build() {
   if (r.status !== 0) throw new Error('building the fuzz targets failed (make -C wasm-core fuzz)');
 }
 
+/** The fuzzer running now (its `sh` wrapper), so that SIGINT/SIGTERM to this script can stop
+ *  it cleanly; and whether that happened. */
+let running = null;
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    interrupted = true;
+    if (running) running.kill('SIGINT');
+  });
+}
+
+// The wrapper runs the fuzzer in the background so that an interrupt reaches it as SIGINT
+// (libFuzzer then prints its final stats and exits with 72, INTERRUPTED_EXIT), waits until it
+// has really exited, and prints the CPU time of the shell and its children with `times`. The
+// trap is set before the fuzzer starts, so an early interrupt stops it as soon as it has started
+// (one that arrives before libFuzzer installs its handler is ignored: the run goes to its end).
+const WRAPPER = 'p=; trap \'s=1; [ -n "$p" ] && kill -INT $p 2>/dev/null\' INT TERM; ' +
+  'nice -n 10 "$@" & p=$!; [ -n "$s" ] && kill -INT $p 2>/dev/null; ' +
+  'while :; do wait $p; rc=$?; kill -0 $p 2>/dev/null || break; done; times >&2; exit $rc';
+/** libFuzzer's exit status after SIGINT (its -interrupted_exitcode default). */
+export const INTERRUPTED_EXIT = 72;
+
 /** Runs one fuzzer process under nice, its CPU time measured by the shell's `times`.
- *  Resolves {code, output, cpuSeconds, wallSeconds}. */
+ *  Resolves {code, output, cpuSeconds, wallSeconds, interrupted}. */
 function runFuzzer(bin, args, logFile, env = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn('sh', ['-c', 'nice -n 10 "$@"; rc=$?; times >&2; exit $rc', 'sh', bin, ...args],
+    const child = spawn('sh', ['-c', WRAPPER, 'sh', bin, ...args],
       { cwd: root, env: { ...process.env, ...env } });
+    running = child;
     let output = '';
     for (const s of [child.stdout, child.stderr]) s.on('data', (c) => { output += c; });
     child.on('close', (code) => {
+      running = null;
       writeFileSync(logFile, output);
       // `times` prints the shell's then its children's "user system" on two lines.
       const t = output.trim().split('\n').slice(-1)[0].match(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/);
       const cpuSeconds = t ? +t[1] * 60 + +t[2] + +t[3] * 60 + +t[4] : null;
-      resolve({ code: code ?? 1, output, cpuSeconds, wallSeconds: (Date.now() - started) / 1000 });
+      // Stopped by us, not by a finding: libFuzzer said so and exited with its interrupt status.
+      const stopped = interrupted && code === INTERRUPTED_EXIT && /libFuzzer: run interrupted/.test(output);
+      resolve({ code: stopped ? 0 : (code ?? 1), output, cpuSeconds,
+        wallSeconds: (Date.now() - started) / 1000, interrupted: stopped });
     });
   });
 }
@@ -235,11 +265,13 @@ async function fuzzTarget(target, seconds) {
     target, date: new Date().toISOString(), seconds, wall_s: +r.wallSeconds.toFixed(1),
     cpu_s: r.cpuSeconds, execs, exec_per_s: perSec, peak_rss_mb: rss,
     cov: cov ? +cov[1] : null, corpus: cov ? +cov[3] : null, finding, artifact,
+    ...(r.interrupted ? { interrupted: true } : {}),
   })}\n`);
   const cpu = r.cpuSeconds === null ? '?' : r.cpuSeconds.toFixed(1);
   const line = `${target}: ${execs ?? '?'} execs, ${perSec ?? '?'} exec/s, CPU ${cpu} s, ` +
     `cov ${cov?.[1] ?? '?'}, corpus ${cov?.[3] ?? '?'} (${nSeeds} seeds), peak RSS ${rss ?? '?'} MB: ` +
-    (finding ? `FINDING ${finding}${artifact ? ` -> ${path.relative(root, artifact)}` : ''}` : 'no finding');
+    (finding ? `FINDING ${finding}${artifact ? ` -> ${path.relative(root, artifact)}` : ''}` : 'no finding') +
+    (r.interrupted ? ` (stopped after ${r.wallSeconds.toFixed(0)} s by an interrupt)` : '');
   return { ok: !finding, line };
 }
 
@@ -304,6 +336,7 @@ async function main() {
   }
   const seconds = opts.seconds ?? (opts.test ? 10 : 60);
   for (const t of targets) {
+    if (interrupted) break;                              // SIGINT/SIGTERM: no further targets
     if (opts.test && TARGETS[t].property) continue;     // the vitest suite runs it
     note(await fuzzTarget(t, seconds));
   }
