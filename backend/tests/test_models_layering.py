@@ -23,11 +23,10 @@ ALLOWED = {
     "native/from_arrow.py": "rseq_update's mm_cid column back into records (the inverse of ingest/records.py)",
     "trace_export/chrome.py": "rseq_update's fields written as the Chrome event's args",
     "conform_store.py": "rseq_update's mm_cid column read back for the replay",
-    # The C core's bindings mirror its headers; the C-core side of issue 14 replaces the
-    # per-model parts (ks_task.mm_cid, the conform.h replay) with a generic model-view export.
-    "native/structs.py": "ks_task's mm_cid field, as event.h/sim.h lay it out (C-core bindings)",
-    "native/sim.py": "ks_task's mm_cid field and sim.c's auto rule, mirrored from the C core",
-    "native/conform.py": "the binding of conform.h, today the mm_cid replay (C-core bindings)",
+    # A simulated task's mm_cid is the rseq ABI field (struct rseq's mm_cid, what rseq_update
+    # reports), which every frame carries whatever model runs; the C-core bindings mirror it.
+    "native/structs.py": "ks_sim_task's mm_cid field (the rseq ABI field), as sim.h lays it out",
+    "native/sim.py": "ks_sim_task's mm_cid field (the rseq ABI field) in a frame's task dict",
     # The kernel-patches layer has its own folders, named after the upstream patches.
     "kernel/patches.py": "the kernel patch sets: kernel-patches/<set>/ folder names (all seeds)",
     "kernel/config.py": "the Kconfig symbol SCHED_MM_CID, in a note on the guest kernel's config",
