@@ -19,6 +19,14 @@ def workloads() -> Path:
 CORPUS = REPO.parent / "shared" / "corpus" / "public"
 
 
+def registered_sim_algos() -> set[str]:
+    """Every `kscope sim --algo` value a registered model runs as (name:variant): what
+    "auto" may resolve to when a workload gives it a model to run (kscope.models.registry)."""
+    from kscope.models import registry
+
+    return {algo for model in registry.models() for algo in model.sim_algos}
+
+
 @pytest.fixture(scope="session")
 def sim_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """hackbench-2g on classroom-8 exported as ftrace text (32176 events, 8 CPUs)."""

@@ -1,7 +1,17 @@
-"""Nothing in the backend package names an algorithm model outside the model's own package
-(kscope/models/<name>/) and the registry (kscope/models/registry.py): adding a model is one
-folder plus one registry line. A name that is generic data, not the model, is allowed in
-ALLOWED below, each with its reason; the list must stay short and current."""
+"""Nothing in the backend names an algorithm model outside the model's own folders and the
+registry: adding a model is one folder per layer plus one registry line.
+
+- the package: kscope/models/<name>/ and kscope/models/registry.py;
+- the tests: tests/models/<name>/ and tests_kernel/models/<name>/ (a model's own tests:
+  its repro, conform, text report, the CLI and API on its figures); generic tests take a
+  model from kscope.models.registry when they need one.
+
+A name that is generic data, not the model, is allowed in ALLOWED / ALLOWED_TESTS below,
+each with its reason; the lists must stay short and current (an entry whose file names no
+model any more fails). Most entries are one kernel field: the rseq ABI's concurrency-id
+field, which the kernel named after the feature (struct rseq at byte 24, the third field of
+rseq:rseq_update); every stored trace has it as a column whichever model runs, so it is the
+event model, not a plug-in. They are called "the rseq cid field" below."""
 
 import importlib
 import re
@@ -12,69 +22,117 @@ from kscope.models import registry
 from kscope.models.model import Model
 
 PACKAGE = Path(kscope.__file__).resolve().parent
+BACKEND = PACKAGE.parent
+TEST_ROOTS = ("tests", "tests_kernel")
 
 # Files (relative to kscope/) that may name a model, and why. An entry whose file no longer
 # names one fails test_allow_list_is_current, so the list only shrinks with the code.
 ALLOWED = {
-    # rseq:rseq_update's fields are cpu_id, node_id and mm_cid: the kernel tracepoint's field
-    # name, a column of every stored trace, not the model.
-    "ingest/records.py": "rseq_update's mm_cid field: the records' layout and the Parquet column",
-    "native/events.py": "rseq_update's mm_cid field in the event layouts (owned by the C-core bindings)",
-    "native/from_arrow.py": "rseq_update's mm_cid column back into records (the inverse of ingest/records.py)",
+    "ingest/records.py": "the rseq cid field: the records' layout and the Parquet column",
+    "native/events.py": "the rseq cid field in the event layouts (owned by the C-core bindings)",
+    "native/from_arrow.py": "the rseq cid column back into records (the inverse of ingest/records.py)",
     "trace_export/chrome.py": "rseq_update's fields written as the Chrome event's args",
-    "conform_store.py": "rseq_update's mm_cid column read back for the replay",
-    # The C core's bindings mirror its headers; the C-core side of issue 14 replaces the
-    # per-model parts (ks_task.mm_cid, the conform.h replay) with a generic model-view export.
-    "native/structs.py": "ks_task's mm_cid field, as event.h/sim.h lay it out (C-core bindings)",
-    "native/sim.py": "ks_task's mm_cid field and sim.c's auto rule, mirrored from the C core",
-    "native/conform.py": "the binding of conform.h, today the mm_cid replay (C-core bindings)",
+    "conform_store.py": "the rseq cid column read back for the replay",
+    # A simulated task carries the rseq cid field whatever model runs (sim.h: "rseq ABI field
+    # rseq->...: the plugged model's cid"); the C-core bindings mirror it.
+    "native/structs.py": "ks_sim_task's rseq cid field, as sim.h lays it out",
+    "native/sim.py": "ks_sim_task's rseq cid field in a frame's task dict",
     # The kernel-patches layer has its own folders, named after the upstream patches.
     "kernel/patches.py": "the kernel patch sets: kernel-patches/<set>/ folder names (all seeds)",
-    "kernel/config.py": "the Kconfig symbol SCHED_MM_CID, in a note on the guest kernel's config",
+    "kernel/config.py": "the kernel's Kconfig symbol for the feature, in a note on the guest kernel's config",
     "vm/workloads/__init__.py": "the capture-vm workloads: which seed each reproduces (all four) and "
                                 "the kscope_* tracepoints kernel-patches/ adds",
-    "vm/workloads/intermittent.c": "librseq's benchmark, which indexes by rseq's mm_cid field",
+    "vm/workloads/intermittent.c": "librseq's benchmark, which indexes by the rseq cid field",
     "data/published.json": "the seeds' published figures, keyed by seed (all four), read by the frontend too",
 }
 
+# Files (relative to backend/) of the generic tests that may name a model, and why; the same
+# rules as ALLOWED (test_tests_allow_list_is_current).
+ALLOWED_TESTS = {
+    "tests/test_records.py": "rseq_update lines and their decoded rseq cid field (trace text is data)",
+    "tests/test_columns.py": "the records' rseq cid column",
+    "tests/test_struct_layouts.py": "the rseq cid field's offset in ks_event, checked against offsetof",
+    "tests/test_store.py": "the stored events' columns, the rseq cid column among them",
+    "tests/test_capture.py": "the rseq cid column of a captured trace, counted in SQL",
+    "tests/test_traces_golden.py": "the rseq cid column of a shipped trace, counted in SQL",
+    "tests/test_vm_capture.py": "an rseq_update line of a guest's trace and its decoded rseq cid field",
+    # The kernel-patches layer is per seed, not per model (as kernel/patches.py above).
+    "tests/test_kernel_build.py": "kernel patch set names (kernel-patches/<set>/), the boot parameter "
+                                  "and Kconfig symbol those patches add, as `kscope kernel build` and "
+                                  "`capture-vm --patches` take them",
+}
 
-def _model_dirs(root: Path) -> list[Path]:
-    return [root / "models" / name for name in registry.names()]
+
+def _scan(root: Path, tops: tuple[str, ...], names: tuple[str, ...], own: list[Path],
+          skip: tuple[Path, ...] = ()) -> dict[str, list[str]]:
+    """{file relative to root: ["line: text", ...]} naming a model (any case), for the files
+    under root/<top> for each top ("" = root itself), outside the `own` folders and `skip`."""
+    pattern = re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
+    found: dict[str, list[str]] = {}
+    for top in tops:
+        for path in sorted((root / top).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".so"):
+                continue
+            if path in skip or any(d in path.parents for d in own):
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+            hits = [f"{i}: {line.strip()}" for i, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
+            if hits:
+                found[path.relative_to(root).as_posix()] = hits
+    return found
 
 
 def leaks(root: Path = PACKAGE, names: tuple[str, ...] = registry.names()) -> dict[str, list[str]]:
-    """{file relative to root: ["line: text", ...]} naming a model (any case) outside
-    models/<name>/ and models/registry.py."""
-    pattern = re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
-    own = [root / "models" / n for n in names]
-    found: dict[str, list[str]] = {}
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".so"):
-            continue
-        if path == root / "models" / "registry.py" or any(d in path.parents for d in own):
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        hits = [f"{i}: {line.strip()}" for i, line in enumerate(text.splitlines(), 1) if pattern.search(line)]
-        if hits:
-            found[path.relative_to(root).as_posix()] = hits
-    return found
+    """The package's files naming a model outside models/<name>/ and models/registry.py."""
+    return _scan(root, ("",), names, [root / "models" / n for n in names], (root / "models" / "registry.py",))
+
+
+def test_leaks(root: Path = BACKEND, names: tuple[str, ...] = registry.names()) -> dict[str, list[str]]:
+    """The test files (tests/, tests_kernel/) naming a model outside <tests>/models/<name>/."""
+    return _scan(root, TEST_ROOTS, names, [root / t / "models" / n for t in TEST_ROOTS for n in names])
+
+
+test_leaks.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
+def _report(found: dict[str, list[str]], prefix: str) -> str:
+    return "\n".join(f"{prefix}{f}:{line}" for f, lines in found.items() for line in lines[:5])
 
 
 def test_no_model_name_outside_its_package() -> None:
     found = {f: lines for f, lines in leaks().items() if f not in ALLOWED}
-    report = "\n".join(f"kscope/{f}:{line}" for f, lines in found.items() for line in lines[:5])
     assert not found, ("a model is named outside kscope/models/<name>/ and the registry; move the code "
                        "into the model's package, ask the registry, or allow it in ALLOWED with a "
-                       f"reason:\n{report}")
+                       f"reason:\n{_report(found, 'kscope/')}")
 
 
 def test_allow_list_is_current() -> None:
     named = leaks()
     stale = [f for f in ALLOWED if f not in named]
     assert not stale, f"ALLOWED entries whose file names no model any more (remove them): {stale}"
+
+
+def test_no_model_name_in_the_generic_tests() -> None:
+    found = {f: lines for f, lines in test_leaks().items() if f not in ALLOWED_TESTS}
+    assert not found, ("a model is named by a generic test; move a model's own test into "
+                       "tests/models/<name>/ (tests_kernel/models/<name>/), take the model from "
+                       "kscope.models.registry, or allow it in ALLOWED_TESTS with a reason:\n"
+                       f"{_report(found, 'backend/')}")
+
+
+def test_tests_allow_list_is_current() -> None:
+    named = test_leaks()
+    stale = [f for f in ALLOWED_TESTS if f not in named]
+    assert not stale, f"ALLOWED_TESTS entries whose file names no model any more (remove them): {stale}"
+
+
+def test_every_allowed_entry_says_why() -> None:
+    for entries in (ALLOWED, ALLOWED_TESTS):
+        for path, reason in entries.items():
+            assert len(reason.split()) >= 4, f"{path}: say why it may name a model"
 
 
 def test_the_check_finds_a_leak_in_any_case(tmp_path: Path) -> None:
@@ -85,11 +143,30 @@ def test_the_check_finds_a_leak_in_any_case(tmp_path: Path) -> None:
     assert leaks(tmp_path, ("toy",)) == {"generic.py": ["2: if algo == 'Toy':"]}
 
 
+def test_the_tests_check_finds_a_leak_outside_the_models_test_folders(tmp_path: Path) -> None:
+    for folder in ("tests/models/toy", "tests_kernel/models/toy", "tests/hostile"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "tests" / "models" / "toy" / "test_toy_repro.py").write_text("run('toy')\n")  # its own: fine
+    (tmp_path / "tests_kernel" / "models" / "toy" / "test_kernel_toy.py").write_text("PATCHES = 'toy'\n")
+    (tmp_path / "tests" / "test_api.py").write_text("import x\n\nparams = {'algo': 'TOY'}\n")
+    (tmp_path / "tests" / "hostile" / "test_rooms.py").write_text("lesson = 'a-toy-lesson'\n")
+    (tmp_path / "tests_kernel" / "test_boot.py").write_text("# boots the toy kernel\n")
+    (tmp_path / "kscope").mkdir()
+    (tmp_path / "kscope" / "generic.py").write_text("toy = 1\n")  # the package is leaks()'s, not this
+    assert test_leaks(tmp_path, ("toy",)) == {
+        "tests/hostile/test_rooms.py": ["1: lesson = 'a-toy-lesson'"],
+        "tests/test_api.py": ["3: params = {'algo': 'TOY'}"],
+        "tests_kernel/test_boot.py": ["1: # boots the toy kernel"],
+    }
+
+
 def test_every_registered_model_is_its_own_package() -> None:
     assert registry.names(), "no model registered"
     for name in registry.names():
         assert registry.MODELS[name] == f"kscope.models.{name}"
         assert (PACKAGE / "models" / name / "__init__.py").is_file()
+        assert list((BACKEND / "tests" / "models" / name).glob("test_*.py")), \
+            f"backend/tests/models/{name}/ holds no tests of the model"
         model = registry.get(name)
         assert isinstance(model, Model) and model.name == name
         assert all(a.startswith(f"{name}:") for a in model.sim_algos)

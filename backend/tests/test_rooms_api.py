@@ -12,7 +12,7 @@ from kscope.api.app import create_app
 from kscope.core.config import Settings
 from kscope.rooms.model import CODE_ALPHABET
 
-STATE = {"lesson": "mm_cid", "step": 3, "toggles": {"recent_cid": False}}
+STATE = {"lesson": "demo-lesson", "step": 3, "toggles": {"recent_cid": False}}
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def make_client(**overrides: Any) -> TestClient:
 
 
 def new_room(client: TestClient) -> dict[str, Any]:
-    response = client.post("/api/rooms", json={"lesson": "mm_cid"})
+    response = client.post("/api/rooms", json={"lesson": "demo-lesson"})
     assert response.status_code == 201, response.text
     return response.json()
 
@@ -56,7 +56,7 @@ def test_create_and_read(client: TestClient) -> None:
     assert room["join_url"] == f"http://testserver/room/{code}"
     assert room["expires_at"] > time.time() * 1000
     public = client.get(f"/api/rooms/{code.lower()}").json()  # typed codes are normalised
-    assert public == {"code": code, "lesson": "mm_cid", "expires_at": room["expires_at"], "followers": 0}
+    assert public == {"code": code, "lesson": "demo-lesson", "expires_at": room["expires_at"], "followers": 0}
     assert "presenter_token" not in public and "token_hash" not in public
 
 
@@ -73,7 +73,7 @@ def test_follower_follows_presenter(client: TestClient) -> None:
     with presenter(client, room) as p, follower(client, room) as f:
         assert p.receive_json()["type"] == "welcome"
         welcome = f.receive_json()
-        assert welcome == {"type": "welcome", "role": "follower", "code": room["code"], "lesson": "mm_cid",
+        assert welcome == {"type": "welcome", "role": "follower", "code": room["code"], "lesson": "demo-lesson",
                            "seq": 0, "expires_at": welcome["expires_at"]}
         assert until(p, "followers")["count"] == 1
         for step in (1, 2, 3):
@@ -225,7 +225,7 @@ def test_room_and_follower_caps() -> None:
     with make_client(room_max_rooms=2, room_max_followers=1) as client:
         room = new_room(client)
         new_room(client)
-        full = client.post("/api/rooms", json={"lesson": "mm_cid"})
+        full = client.post("/api/rooms", json={"lesson": "demo-lesson"})
         assert full.status_code == 503 and "already holds 2 rooms" in full.json()["detail"]
         with follower(client, room, "one") as one, follower(client, room, "two") as two:
             one.receive_json()

@@ -36,17 +36,17 @@ async def settle(events: Events, count: int) -> None:
 def test_state_seq_and_catch_up_record(settings_for) -> None:  # type: ignore[no-untyped-def]
     async def scenario() -> None:
         broker, events = await started(settings_for())
-        room, token = await broker.create("mm_cid")
+        room, token = await broker.create("demo-lesson")
         assert (await broker.get(room.code)).seq == 0
         for step in range(3):
-            assert await broker.publish_state(room.code, {"lesson": "mm_cid", "step": step, "x": 0.25}) == step + 1
+            assert await broker.publish_state(room.code, {"lesson": "demo-lesson", "step": step, "x": 0.25}) == step + 1
         await settle(events, 3)
         assert [(to, m["seq"], m["state"]["step"]) for _, to, m in events] == [("all", 1, 0), ("all", 2, 1),
                                                                                ("all", 3, 2)]
         assert all(code == room.code for code, _, _ in events)
         record = await broker.get(room.code)
-        assert record.seq == 3 and record.state == {"lesson": "mm_cid", "step": 2, "x": 0.25}
-        assert record.sent_at_ms == events[-1][2]["sent_at_ms"] and record.lesson == "mm_cid"
+        assert record.seq == 3 and record.state == {"lesson": "demo-lesson", "step": 2, "x": 0.25}
+        assert record.sent_at_ms == events[-1][2]["sent_at_ms"] and record.lesson == "demo-lesson"
         await broker.close()
     asyncio.run(scenario())
 
@@ -54,7 +54,7 @@ def test_state_seq_and_catch_up_record(settings_for) -> None:  # type: ignore[no
 def test_quiz_dedup_tally_reveal(settings_for) -> None:  # type: ignore[no-untyped-def]
     async def scenario() -> None:
         broker, events = await started(settings_for())
-        room, _ = await broker.create("mm_cid")
+        room, _ = await broker.create("demo-lesson")
         await broker.open_quiz(room.code, {"id": "q1", "choices": ["cid 0", "cid 1"]})
         await broker.answer(room.code, "a", "q1", "cid 1")
         await broker.answer(room.code, "b", "q1", "cid 1")
@@ -91,7 +91,7 @@ def test_quiz_dedup_tally_reveal(settings_for) -> None:  # type: ignore[no-untyp
 def test_followers_total_and_expiry(settings_for) -> None:  # type: ignore[no-untyped-def]
     async def scenario() -> None:
         broker, events = await started(settings_for(room_ttl_s=0.3))
-        room, _ = await broker.create("mm_cid")
+        room, _ = await broker.create("demo-lesson")
         await broker.set_followers(room.code, 4)
         await settle(events, 1)
         assert events[-1][1:] == ("presenter", {"type": "followers", "count": 4})
@@ -131,7 +131,7 @@ def test_redis_down_is_a_clear_error() -> None:
 
         broker = RedisBroker(Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0"))
         with pytest.raises(RoomStoreUnavailable, match="room store \\(Redis at redis://127.0.0.1:.*\\) unavailable"):
-            await broker.create("mm_cid")
+            await broker.create("demo-lesson")
         with pytest.raises(RoomStoreUnavailable):
             await broker.get("ACDEFG")
         await broker.close()

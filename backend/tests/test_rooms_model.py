@@ -30,7 +30,7 @@ def test_token_is_checked_against_its_hash() -> None:
 
 
 def test_tally_counts_each_choice_zeros_included() -> None:
-    room = Room(code="ACDEFG", lesson="mm_cid", token_hash="", created_ms=0, expires_ms=1,
+    room = Room(code="ACDEFG", lesson="demo-lesson", token_hash="", created_ms=0, expires_ms=1,
                 quiz={"id": "q", "choices": ["a", "b", "c"]}, answers={"x": "a", "y": "a", "z": "c"})
     assert room.tally() == {"a": 2, "b": 0, "c": 1}
 

@@ -33,9 +33,9 @@ def ws_url(base: str, code: str, query: str) -> str:
 
 def test_follower_on_one_backend_sees_presenter_on_the_other(two_backends: list[str]) -> None:
     a, b = two_backends
-    room = httpx.post(f"{a}/api/rooms", json={"lesson": "mm_cid"}).json()
+    room = httpx.post(f"{a}/api/rooms", json={"lesson": "demo-lesson"}).json()
     code = room["code"]
-    assert httpx.get(f"{b}/api/rooms/{code}").json()["lesson"] == "mm_cid"  # B knows A's room
+    assert httpx.get(f"{b}/api/rooms/{code}").json()["lesson"] == "demo-lesson"  # B knows A's room
 
     async def scenario() -> None:
         async with websockets.connect(ws_url(a, code, f"role=presenter&token={room['presenter_token']}")) as p, \
@@ -48,7 +48,7 @@ def test_follower_on_one_backend_sees_presenter_on_the_other(two_backends: list[
             while followers["count"] != 2:  # counts of both processes add up
                 followers = await next_of(p, "followers")
             for step in (1, 2, 3):
-                await p.send(json.dumps({"type": "state", "state": {"lesson": "mm_cid", "step": step, "toggles": {}}}))
+                await p.send(json.dumps({"type": "state", "state": {"lesson": "demo-lesson", "step": step, "toggles": {}}}))
                 on_b, on_a = await next_of(fb, "state"), await next_of(fa, "state")
                 assert on_b["seq"] == on_a["seq"] == step and on_b["state"]["step"] == step
 
@@ -72,7 +72,7 @@ def test_follower_on_one_backend_sees_presenter_on_the_other(two_backends: list[
         async with websockets.connect(ws_url(a, code, f"role=presenter&token={room['presenter_token']}")) as p, \
                 websockets.connect(ws_url(b, code, "role=follower&client=on-b")) as fb:
             await next_of(fb, "welcome")
-            await p.send(json.dumps({"type": "state", "state": {"lesson": "mm_cid", "step": 4, "toggles": {}}}))
+            await p.send(json.dumps({"type": "state", "state": {"lesson": "demo-lesson", "step": 4, "toggles": {}}}))
             assert (await next_of(fb, "state"))["seq"] == 4
             await fb.send(json.dumps({"type": "hello", "since": 1}))
             caught_up = await next_of(fb, "state")
@@ -85,7 +85,7 @@ def test_follower_on_one_backend_sees_presenter_on_the_other(two_backends: list[
 
 def test_wrong_token_on_the_other_backend_is_refused(two_backends: list[str]) -> None:
     a, b = two_backends
-    room = httpx.post(f"{a}/api/rooms", json={"lesson": "mm_cid"}).json()
+    room = httpx.post(f"{a}/api/rooms", json={"lesson": "demo-lesson"}).json()
 
     async def scenario() -> None:
         async with websockets.connect(ws_url(b, room["code"], "role=presenter&token=nope")) as ws:
@@ -99,7 +99,7 @@ def test_wrong_token_on_the_other_backend_is_refused(two_backends: list[str]) ->
 
 def test_frame_over_the_socket_limit_closes_only_that_socket(two_backends: list[str]) -> None:
     a, _ = two_backends
-    room = httpx.post(f"{a}/api/rooms", json={"lesson": "mm_cid"}).json()
+    room = httpx.post(f"{a}/api/rooms", json={"lesson": "demo-lesson"}).json()
 
     async def scenario() -> None:
         async with websockets.connect(ws_url(a, room["code"], "role=follower&client=big"), max_size=None) as ws:
@@ -136,7 +136,7 @@ def test_presenter_tokens_never_reach_the_server_log(tmp_path) -> None:  # type:
                 break
             except httpx.HTTPError:
                 time.sleep(0.05)
-        room = httpx.post(f"{base}/api/rooms", json={"lesson": "mm_cid"}).json()
+        room = httpx.post(f"{base}/api/rooms", json={"lesson": "demo-lesson"}).json()
 
         async def scenario() -> None:
             async with websockets.connect(ws_url(base, room["code"], f"role=presenter&token={room['presenter_token']}")) as p:

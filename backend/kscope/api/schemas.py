@@ -4,11 +4,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from kscope.models import registry
-
-# Examples in the contract come from the registry (the text the frontend's types were generated with).
-_ALGO_EXAMPLE = registry.default().sim_algos[-1]
-_LESSON_EXAMPLE = registry.default().name
+# The contract names no algorithm model: its examples say the form of a value, not a
+# registered model's (the frontend's types are generated from this text, and generic code
+# there names no model either; backend/tests/test_models_layering.py).
 
 
 class Health(BaseModel):
@@ -76,7 +74,8 @@ class TraceProvenance(BaseModel):
         description="modelled: the header says `# kscope: source=modelled` (kscope sim --export)")
     workload: str | None = Field(default=None, description="modelled: the simulated workload's name")
     seed: str | None = Field(default=None, description="modelled: the simulator's RNG seed")
-    algo: str | None = Field(default=None, description=f"modelled: the algorithm model, e.g. {_ALGO_EXAMPLE}")
+    algo: str | None = Field(default=None, description="modelled: the algorithm model the simulator ran, "
+                                  "as <model>:<variant>, or none")
     preset: str | None = Field(default=None, description="modelled: the machine (topology preset or file)")
     generator: str | None = None
 
@@ -156,7 +155,8 @@ class SqlResult(BaseModel):
 class RoomCreate(BaseModel):
     """A room to open for a lesson."""
 
-    lesson: str = Field(examples=[_LESSON_EXAMPLE], description="lesson id (frontend/src/lessons/<model>/<id>.lesson.json)")
+    lesson: str = Field(description="lesson id: the <id> of a shipped frontend/src/lessons/<model>/<id>.lesson.json "
+                                    "(a-z, 0-9, _ and -, at most 64 characters)")
 
 
 class RoomPublic(BaseModel):

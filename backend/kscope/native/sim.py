@@ -77,7 +77,8 @@ class Simulation:
         core.check(status)
         self._event = st.KsEvent()
         self._produced = ctypes.c_int32()
-        # What runs: "auto" resolved by the core (mm_cid:v6.18 when a process registers rseq).
+        # What runs: "auto" resolved by the C core's algorithm registry (sched_ops.c); when each
+        # model is picked is its descriptor's sim_auto (kscope.models.registry).
         self.algo_run = core.text(core.lib().ks_sim_algo_name(self._handle))
 
     # ---- lifetime ----------------------------------------------------------------------

@@ -45,12 +45,12 @@ def test_creation_per_address_in_a_window(settings_for) -> None:  # type: ignore
         broker = await started(settings_for(room_create_per_address=3, room_create_window_s=60,
                                             room_max_rooms_per_address=100))
         for _ in range(3):
-            await broker.create("mm_cid", "10.0.0.1")
+            await broker.create("demo-lesson", "10.0.0.1")
         t0 = time.time()
         with pytest.raises(RoomsRateLimited, match=r"10\.0\.0\.1 made 3 rooms in the last 60 s") as info:
-            await broker.create("mm_cid", "10.0.0.1")
+            await broker.create("demo-lesson", "10.0.0.1")
         assert 58 <= info.value.retry_after_s <= 60 + (time.time() - t0)
-        await broker.create("mm_cid", "10.0.0.2")  # another client is not held back
+        await broker.create("demo-lesson", "10.0.0.2")  # another client is not held back
         await broker.close()
     asyncio.run(scenario())
 
@@ -73,8 +73,8 @@ def test_live_rooms_per_address(settings_for) -> None:  # type: ignore[no-untype
 def test_rooms_nobody_presents_in_expire_early(settings_for) -> None:  # type: ignore[no-untyped-def]
     async def scenario() -> None:
         broker = await started(settings_for(room_unpresented_ttl_s=0.3, room_ttl_s=30))
-        idle, _ = await broker.create("mm_cid", "10.0.0.1")
-        used, _ = await broker.create("mm_cid", "10.0.0.1")
+        idle, _ = await broker.create("demo-lesson", "10.0.0.1")
+        used, _ = await broker.create("demo-lesson", "10.0.0.1")
         assert idle.expires_ms - idle.created_ms == 300
         await broker.touch(used.code)  # a presenter connected
         await asyncio.sleep(0.4)
@@ -91,11 +91,11 @@ def test_global_cap_is_freed_by_unpresented_expiry(settings_for) -> None:  # typ
     async def scenario() -> None:
         broker = await started(settings_for(room_max_rooms=5, room_unpresented_ttl_s=0.3, room_ttl_s=4 * 3600))
         for i in range(5):
-            await broker.create("mm_cid", f"10.0.1.{i}")
+            await broker.create("demo-lesson", f"10.0.1.{i}")
         with pytest.raises(RoomsFull):
-            await broker.create("mm_cid", "10.0.2.1")
+            await broker.create("demo-lesson", "10.0.2.1")
         await asyncio.sleep(0.4)
-        await broker.create("mm_cid", "10.0.2.1")
+        await broker.create("demo-lesson", "10.0.2.1")
         await broker.close()
     asyncio.run(scenario())
 
@@ -103,7 +103,7 @@ def test_global_cap_is_freed_by_unpresented_expiry(settings_for) -> None:  # typ
 def test_a_closed_socket_vote_is_withdrawn(settings_for) -> None:  # type: ignore[no-untyped-def]
     async def scenario() -> None:
         broker = await started(settings_for())
-        room, _ = await broker.create("mm_cid", "10.0.0.1")
+        room, _ = await broker.create("demo-lesson", "10.0.0.1")
         await broker.open_quiz(room.code, {"id": "q1", "choices": ["a", "b"]})
         await broker.answer(room.code, "conn-1", "q1", "a")
         await broker.answer(room.code, "conn-2", "q1", "b")
@@ -145,7 +145,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
 
 def test_room_flood_gets_429_with_retry_after_and_others_still_create(server: Server) -> None:
     with Watch(server) as watch, _client() as c:
-        answers = [c.post(f"{server.url}/api/rooms", json={"lesson": "mm_cid"}) for _ in range(200)]
+        answers = [c.post(f"{server.url}/api/rooms", json={"lesson": "demo-lesson"}) for _ in range(200)]
     assert not watch.failures and watch.health_max_s < 0.5, watch.report()
     server = server.url
     codes = [r.status_code for r in answers]
@@ -156,7 +156,7 @@ def test_room_flood_gets_429_with_retry_after_and_others_still_create(server: Se
     assert "127.0.0.1 made 10 rooms" in refused.json()["detail"]
     assert "KSCOPE_ROOM_CREATE_PER_ADDRESS" in refused.json()["detail"]
     with _client("127.0.0.2") as other:  # everyone else is served
-        assert other.post(f"{server}/api/rooms", json={"lesson": "mm_cid"}).status_code == 201
+        assert other.post(f"{server}/api/rooms", json={"lesson": "demo-lesson"}).status_code == 201
 
 
 def _ws(base: str, code: str, query: str) -> str:
@@ -175,7 +175,7 @@ async def _next(ws: Any, kind: str, timeout: float = 5) -> dict[str, Any]:
 def test_made_up_followers_from_one_address_cannot_fill_a_room(server: Server) -> None:
     server = server.url
     with _client() as c:
-        room = c.post(f"{server}/api/rooms", json={"lesson": "mm_cid"}).json()
+        room = c.post(f"{server}/api/rooms", json={"lesson": "demo-lesson"}).json()
     code = room["code"]
 
     async def scenario() -> None:
@@ -206,7 +206,7 @@ def test_one_vote_per_socket_not_per_claimed_id(server: Server) -> None:
     each id's vote stayed; now a vote lasts as long as its socket."""
     server = server.url
     with _client() as c:
-        room = c.post(f"{server}/api/rooms", json={"lesson": "mm_cid"}).json()
+        room = c.post(f"{server}/api/rooms", json={"lesson": "demo-lesson"}).json()
     code, token = room["code"], room["presenter_token"]
 
     async def scenario() -> None:

@@ -17,7 +17,7 @@ from .hostile_support import KSCOPE, Server
 
 def test_nested_json_gets_an_error_frame_and_the_room_socket_stays_open(big_server: Uploaded) -> None:
     url = big_server.server.url
-    room = httpx.post(url + "/api/rooms", json={"lesson": "mm_cid"}, timeout=30).json()
+    room = httpx.post(url + "/api/rooms", json={"lesson": "demo-lesson"}, timeout=30).json()
     ws_url = url.replace("http://", "ws://") + f"/api/rooms/{room['code']}/ws?role=follower&client=deep"
     with connect(ws_url, open_timeout=10) as ws:
         assert json.loads(ws.recv(10))["type"] == "welcome"

@@ -6,7 +6,6 @@ import re
 from fastapi import APIRouter, HTTPException, Request, WebSocket
 
 from kscope.api.schemas import RoomCreate, RoomCreated, RoomPublic
-from kscope.models import registry
 from kscope.rooms import session
 from kscope.rooms.hub import Hub
 from kscope.rooms.model import RoomsFull, RoomsRateLimited, RoomStoreUnavailable, normalize_code
@@ -24,7 +23,7 @@ def _hub(request: Request | WebSocket) -> Hub:
 async def create_room(body: RoomCreate, request: Request) -> RoomCreated:
     """A new room for `lesson`; the presenter token is in this response only."""
     if not _LESSON_ID.fullmatch(body.lesson):
-        raise HTTPException(422, f"lesson {body.lesson!r}: expected a lesson id like '{registry.default().name}' "
+        raise HTTPException(422, f"lesson {body.lesson!r}: expected a lesson id, the <id> of a <id>.lesson.json "
                                  "(a-z, 0-9, _ and -, at most 64 characters)")
     address = request.client.host if request.client else ""
     try:

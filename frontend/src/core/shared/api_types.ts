@@ -76,7 +76,7 @@ export interface PresetPublic {
 
 /** A room to open for a lesson. */
 export interface RoomCreate {
-  /** lesson id (frontend/src/lessons/<model>/<id>.lesson.json) · e.g. "mm_cid" */
+  /** lesson id: the <id> of a shipped frontend/src/lessons/<model>/<id>.lesson.json (a-z, 0-9, _ and -, at most 64 characters) */
   lesson: string
 }
 
@@ -182,7 +182,7 @@ export interface TraceCreated {
 
 /** Where the events come from: a real kernel (measured) or kscope's simulator (modelled). */
 export interface TraceProvenance {
-  /** modelled: the algorithm model, e.g. mm_cid:v6.18 */
+  /** modelled: the algorithm model the simulator ran, as <model>:<variant>, or none */
   algo?: string | null
   generator?: string | null
   /** modelled: the header says `# kscope: source=modelled` (kscope sim --export) */

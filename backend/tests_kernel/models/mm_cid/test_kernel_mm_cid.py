@@ -27,7 +27,7 @@ import pytest
 
 from kscope.models.mm_cid import kernel_runs as mm_cid_runs
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]  # backend/tests_kernel/models/mm_cid/ -> the repository
 KSCOPE = [str(Path(sys.executable).with_name("kscope"))]  # the venv's console script
 PATCHES = "mm_cid,trace"
 SECONDS = float(os.environ.get("KSCOPE_TEST_KERNEL_SECONDS", "10"))

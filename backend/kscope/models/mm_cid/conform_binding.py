@@ -1,4 +1,6 @@
-"""The mm_cid conformance replay (conform.h): ks_event records in, agreement counts out."""
+"""The binding of the mm_cid conformance replay (wasm-core/include/kscope/native/conform.h):
+ks_event records in, agreement counts out. The mm_cid model's own: generic code reaches it through
+the registry (kscope.models.registry), never directly."""
 
 import ctypes
 from typing import Any
