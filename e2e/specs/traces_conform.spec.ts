@@ -128,7 +128,7 @@ test('] zooms to the disagreement where exact events load, selects its rseq_upda
   const details = page.getByTestId('details');
   await expect(details).toContainText('rseq_update', { timeout: 15_000 });
   await expect(details.locator('dt:has-text("mm_cid") + dd')).toHaveText(String(first.kernel_cid));
-  await expect(page.getByTestId('details-disagreement')).toContainText(`the kernel wrote mm_cid ${first.kernel_cid}`);
+  await expect(page.getByTestId('details-disagreement')).toContainText(`the kernel wrote mm_cid=${first.kernel_cid}`);
   await expect(page.getByTestId('details-disagreement')).toContainText(`gave cid ${first.model_cid} (MODELLED)`);
   await expect(page.getByTestId('details-disagreement')).toContainText(`Why: ${first.why}`);
   // At the cursor: who runs on the disagreement's CPU, from the loaded events (not "—").

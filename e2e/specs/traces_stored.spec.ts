@@ -188,7 +188,7 @@ test('check against model: agreement, diamonds on the timeline, the selected dis
   await page.getByTestId('timeline-canvas').focus();
   await page.keyboard.press(']');
   const first = doc.disagreements[0];
-  await expect(page.getByTestId('conform-narration')).toContainText(`the kernel wrote mm_cid ${first.kernel_cid}`);
+  await expect(page.getByTestId('conform-narration')).toContainText(`the kernel wrote mm_cid=${first.kernel_cid}`);
   await expect(page.getByTestId('conform-narration')).toContainText(`Why: ${first.why}`);
   await expect(page.getByTestId('conform-kernel-cid')).toHaveText(String(first.kernel_cid));
   await expect(page.getByTestId('conform-model-cid')).toHaveText(String(first.model_cid));

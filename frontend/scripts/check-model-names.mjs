@@ -25,6 +25,8 @@
  *     ev.mm_cid  rseq_update.mm_cid     property access (prose: "rseq_update.mm_cid")
  *     mm_cid=%d  mm_cid=${x}            the tracepoint's key=value text format
  *     { mm_cid: -1 }  mm_cid?: number   an object key with a number, null or number type
+ *     { ..., mm_cid: v.i32[p] }         an object key (after '{' or ',' or first on its line)
+ *                                       whose value is an expression, not a string
  *     col('mm_cid')  ['mm_cid', x]      a column name (Arrow schema; a [name, value] pair
  *                                       whose value is not another string)
  *     index_by: 'mm_cid'                a workload's field that names the record field
@@ -44,11 +46,10 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * Files that list every model, one line each (relative to the package root):
- * the registry, the engine's bridges, and the lesson format composed for
- * editors (its "model" enum is the registry's ids, written by
- * core/lesson/lesson_schema_build.ts).
+ * the registry and the engine's bridges. (The lesson format composed for
+ * editors is per model, lessons/<id>/lesson.schema.json, in the model's folder.)
  */
-export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts', 'src/lessons/lesson.schema.json']
+export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts']
 /** This checker's own test: its fixtures and allow-list name models on purpose. */
 const SELF_TEST = 'src/layering.test.ts'
 /** The layers that hold one folder per model (src/<layer>/<id>/). */
@@ -101,6 +102,7 @@ export function fieldUses(field) {
       `\\.${f}\\b(?![.:/-])`,
       `\\b${f}=`,
       `(?<![\\w'"/.:-])${f}\\??:\\s*(?:-?\\d|null\\b|number\\b)`,
+      `(?<=(?:^|[{,])\\s*)${f}:\\s*(?![\\s'"\`])(?=\\S)`,
       `(?:\\bcol\\(\\s*|\\bindex_by:\\s*)(['"])${f}\\1`,
       `\\[\\s*(['"])${f}\\2\\s*,\\s*(?!['"])`,
     ].join('|'),
