@@ -34,6 +34,12 @@
  * Anything else on such a line still counts (the id as a value, "mm_cid:v6.18",
  * a path, MmCid, prose "no mm_cid"), so a real leak next to a field is caught.
  *
+ * The end-to-end specs are generic code too: e2e/ (beside the package; its
+ * specs, helpers and config) is checked the same way, a model's own specs
+ * sitting in e2e/specs/<id>/ (with their screenshot folders); its files are
+ * reported as ../e2e/<path>. Generic specs take the lesson they open from
+ * e2e/specs/lesson_helper.ts, which reads the models' folders.
+ *
  * Usage: node scripts/check-model-names.mjs [frontend-dir] [--model id]...
  * Prints "file:line: names model <id>: <the line>" per leak (line 0: the path
  * itself) and a closing "check-model-names: N files, M models, K leaks";
@@ -56,7 +62,9 @@ const SELF_TEST = 'src/layering.test.ts'
 export const MODEL_LAYERS = ['models', 'views', 'lessons', 'engine']
 /** The C core's event model (relative to the package root): its ks_ev_* struct members are field names. */
 export const EVENT_HEADER = '../wasm-core/include/kscope/event.h'
-const SKIP_DIRS = new Set(['node_modules', 'dist'])
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'test-results', 'artifacts', 'playwright-report'])
+/** The end-to-end specs' folder, relative to the package root (checked when it holds playwright.config.ts). */
+export const E2E_DIR = '../e2e'
 const TEXT_EXT = /\.(ts|tsx|mts|cts|js|mjs|json|css|html|md)$/
 
 /** Model ids: the folders of <root>/src/models/, and `extra`. */
@@ -110,13 +118,15 @@ export function fieldUses(field) {
   )
 }
 
-/** Whether rel (package-relative, '/' separators) lies in model id's own folder of some layer. */
+/** Whether rel (package-relative, '/' separators) lies in model id's own folder of some layer (or of the e2e specs). */
 function inModelFolder(rel, id) {
-  return MODEL_LAYERS.some((layer) => rel.startsWith(`src/${layer}/${id}/`))
+  return MODEL_LAYERS.some((layer) => rel.startsWith(`src/${layer}/${id}/`)) || rel.startsWith(`${E2E_DIR}/specs/${id}/`)
 }
 
 /**
- * Checks every text file under <root>/src (options.models: extra ids;
+ * Checks every text file under <root>/src and under the e2e folder
+ * (options.e2e: its path; by default <root>/E2E_DIR when that holds
+ * playwright.config.ts; null: none) (options.models: extra ids;
  * options.eventFields: the event model's field names, by default read from
  * EVENT_HEADER). Returns { files, models, leaks }
  * with leaks [{ file, line, model, text }] (line 0: the path names the model).
@@ -126,15 +136,18 @@ export function checkModelNames(root, options = {}) {
   const header = path.join(root, EVENT_HEADER)
   const fields = options.eventFields ?? (existsSync(header) ? eventFields(readFileSync(header, 'utf8')) : [])
   const patterns = models.map((id) => ({ id, re: spellings(id), field: fields.includes(id) ? fieldUses(id) : null }))
-  const files = listFiles(path.join(root, 'src'))
+  const defaultE2e = path.join(root, E2E_DIR)
+  const e2e = options.e2e !== undefined ? options.e2e : existsSync(path.join(defaultE2e, 'playwright.config.ts')) ? defaultE2e : null
+  const sources = [{ dir: path.join(root, 'src'), as: 'src' }, ...(e2e ? [{ dir: e2e, as: E2E_DIR }] : [])]
+  const files = sources.flatMap(({ dir, as }) => listFiles(dir).map((file) => ({ file, inner: path.relative(dir, file).split(path.sep).join('/'), as })))
   const leaks = []
-  for (const file of files) {
-    const rel = path.relative(root, file).split(path.sep).join('/')
+  for (const { file, inner, as } of files) {
+    const rel = `${as}/${inner}`
     if (REGISTRY_FILES.includes(rel) || rel === SELF_TEST) continue
     const mine = patterns.filter(({ id }) => !inModelFolder(rel, id))
     if (!mine.length) continue
     for (const { id, re } of mine) {
-      if (re.test(rel.slice('src/'.length))) leaks.push({ file: rel, line: 0, model: id, text: rel })
+      if (re.test(inner)) leaks.push({ file: rel, line: 0, model: id, text: rel })
     }
     const lines = readFileSync(file, 'utf8').split('\n')
     lines.forEach((text, i) => {

@@ -268,10 +268,36 @@ describe('check-model-names', () => {
     expect(out.trim().split('\n').at(-1)).toBe('check-model-names: 8 files, 2 models, 1 leaks')
   })
 
-  it('this package names no model outside its folders but for the shrinking allow-list', () => {
-    const { models, leaks } = checkModelNames(packageRoot, { models: MODELS })
+  it('this package (and the e2e specs beside it) names no model outside its folders but for the shrinking allow-list', () => {
+    const { files, models, leaks } = checkModelNames(packageRoot, { models: MODELS })
     expect(models).toContain('mm_cid')
     expect(againstAllowList(leaks, NOT_YET_MOVED)).toEqual([])
+    // The e2e folder was checked too: more files than src/ alone.
+    expect(files).toBeGreaterThan(checkModelNames(packageRoot, { models: MODELS, e2e: null }).files)
+  })
+
+  it('checks the e2e specs: a model is named only in e2e/specs/<model>/', () => {
+    const root = tree({
+      ...Object.fromEntries(Object.entries(modelTree).map(([k, v]) => [`frontend/${k}`, v])),
+      'e2e/playwright.config.ts': "export default { testDir: './specs' }\n",
+      'e2e/specs/lesson_helper.ts': 'export const LESSON = MODEL_IDS[0]\n',
+      'e2e/specs/landing.spec.ts': "import { LESSON } from './lesson_helper'\nawait page.goto('/learn/mm_cid')\nawait page.goto(`/learn/${LESSON}`)\n",
+      'e2e/specs/rooms.spec.ts': "// the cid shown: rseq_update's mm_cid=3\nconst ev = { mm_cid: 3 }\n",
+      'e2e/specs/cpupri_push.spec.ts': '// pushes RT tasks\n',
+      'e2e/specs/mm_cid/lessons.spec.ts': "await page.goto('/present/mm_cid?step=2')\n",
+      'e2e/specs/mm_cid/lessons.spec.ts-snapshots/notes.txt': 'mm_cid\n',
+      'e2e/specs/cpupri/lessons.spec.ts': "// not mm_cid's\n",
+      'e2e/test-results/mm_cid/trace.json': '"mm_cid"\n',
+    })
+    // (The tree has no C event header: its field is given, as the package's event.h gives it.)
+    const { leaks } = checkModelNames(path.join(root, 'frontend'), { eventFields: ['mm_cid'] })
+    expect(leaks.map((l) => `${l.file}:${l.line}:${l.model}`)).toEqual([
+      '../e2e/specs/cpupri/lessons.spec.ts:1:mm_cid',
+      '../e2e/specs/cpupri_push.spec.ts:0:cpupri',
+      '../e2e/specs/landing.spec.ts:2:mm_cid',
+    ])
+    // Without an e2e folder holding playwright.config.ts, or with e2e: null, only src/ is checked.
+    expect(checkModelNames(path.join(root, 'frontend'), { e2e: null }).leaks).toEqual([])
   })
 
   it('the allow-list comparison fails on a new leak, a grown count and a stale entry', () => {

@@ -6,11 +6,11 @@
 //    explain it in Details; "At the cursor" then names who ran on each CPU.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors } from '../page_helper';
 
-const VM16 = new URL('../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
-const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
-const scratch = new URL('../test-results/conform-inputs/', import.meta.url).pathname;
+const VM16 = new URL('../../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
+const THREADS4 = new URL('../../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
+const scratch = new URL('../../test-results/conform-inputs/', import.meta.url).pathname;
 
 /** The trace without kscope's `# kscope` header lines: plain tracefs text, no kernel release. */
 function plainCopy(src: string, name: string, edit: (text: string) => string = (t) => t): string {
