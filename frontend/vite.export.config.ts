@@ -4,13 +4,26 @@
 // wasm-single`) in place of the .mjs + .wasm pair, relative URLs. Chromium runs
 // neither ES-module scripts nor fetch() of a .wasm from file://, so
 // scripts/export-lesson.mjs then inlines the script and the CSS into index.html.
+import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig, type Plugin } from 'vite'
 import { lessonValidators } from './src/core/lesson/lesson_schema_build.ts'
 
 const single = fileURLToPath(new URL('../wasm-core/build/wasm/kscope_core_single.mjs', import.meta.url))
-const lesson = process.env.KSCOPE_EXPORT_LESSON ?? 'mm_cid'
+/** The shipped lessons' names (src/lessons/<model>/<name>.lesson.json), for the error below. */
+function shippedLessons(): string[] {
+  const dir = fileURLToPath(new URL('./src/lessons/', import.meta.url))
+  return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory())
+    .flatMap((e) => readdirSync(`${dir}${e.name}`).filter((f) => f.endsWith('.lesson.json')).map((f) => f.replace(/\.lesson\.json$/, '')))
+    .sort()
+}
+// Which lesson to export is the caller's choice (scripts/export-lesson.mjs sets it); there is no default.
+const lesson = process.env.KSCOPE_EXPORT_LESSON
+if (!lesson) {
+  throw new Error(`vite.export.config.ts: set KSCOPE_EXPORT_LESSON to the lesson to export (shipped: ${shippedLessons().join(', ') || 'none'}); ` +
+    'or run `kscope export-lesson NAME -o DIR`')
+}
 const outDir = process.env.KSCOPE_EXPORT_OUT ?? 'dist-export'
 
 /** wasm_bridge.ts's two imports of the C core (the module and its .wasm URL), redirected to the single-file build. */

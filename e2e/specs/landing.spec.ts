@@ -1,9 +1,13 @@
 // The landing page and unknown paths (issue 13). "/" says what kscope is and
-// where to start (the mm_cid lesson's 16 steps, the trace workbench), with the
+// where to start (the default lesson and its step count, the trace workbench), with the
 // machine's topology below, whole and on screen; a path kscope has no page for
 // says "not found" and links to the pages, instead of drawing the topology.
 import { test, expect } from '@playwright/test';
 import { artifacts, inspectPicture, recordConsoleErrors, waitForIdle } from './page_helper';
+import { LESSON, MODEL, lessonData } from './lesson_helper';
+
+/** The link to the default lesson: its id and its step count (read from its file, as the page does). */
+const START = `the ${LESSON} lesson, ${lessonData.steps.length} steps`;
 
 for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
   test(`the landing page at ${size.width}x${size.height}: what kscope is, where to start, the topology below`, async ({ page }) => {
@@ -15,9 +19,9 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
     await expect(intro).toBeVisible();
     await expect(intro).toContainText('kscope shows how the Linux kernel schedules');
     const start = page.getByTestId('start-lesson');
-    await expect(start).toHaveText('the mm_cid lesson, 16 steps');
-    await expect(start).toHaveAttribute('href', '/learn/mm_cid');
-    await expect(page.getByTestId('landing-lessons')).toContainText('Start here: the mm_cid lesson, 16 steps');
+    await expect(start).toHaveText(START);
+    await expect(start).toHaveAttribute('href', `/learn/${LESSON}`);
+    await expect(page.getByTestId('landing-lessons')).toContainText(`Start here: ${START}`);
     await expect(page.getByTestId('start-traces')).toHaveAttribute('href', '/traces');
     await page.screenshot({ path: `${artifacts}landing-${size.width}-after.png` });
     // The words sit above the topology, and the topology is still whole on screen.
@@ -27,7 +31,7 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
     expect(picture.box!.y).toBeGreaterThanOrEqual(introBox.y + introBox.height - 1);
     // Both links work in the app.
     await start.click();
-    await expect(page).toHaveURL(/\/learn\/mm_cid/);
+    await expect(page).toHaveURL(new RegExp(`/learn/${LESSON}`));
     await expect(page.getByTestId('lesson-player')).toBeVisible();
     await page.goBack();
     await page.getByTestId('start-traces').click();
@@ -47,7 +51,7 @@ test('an unknown path says "not found" and links to the pages, not the topology'
     await expect(notFound.locator('h2')).toHaveText(`Not found: there is no page at ${path}`);
     await expect(page.getByTestId('cpu')).toHaveCount(0);
     const hrefs = await notFound.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    expect(hrefs).toEqual(['/', '/learn/mm_cid', '/lesson/mm_cid', '/simulate', '/traces', '/join']);
+    expect(hrefs).toEqual(['/', `/learn/${LESSON}`, `/lesson/${MODEL}`, '/simulate', '/traces', '/join']);
   }
   // Nothing runs off the side (the header's page tabs included).
   const overflow = await page.evaluate(() => [...document.querySelectorAll('.app *')]

@@ -151,3 +151,12 @@ export async function uploadInLibrary(page: Page, file: string): Promise<void> {
   await page.getByTestId('upload').setInputFiles(file);
   await expect(page.getByTestId('trace-row').filter({ hasText: name }).first()).toBeVisible({ timeout: 25_000 });
 }
+
+/** Opens the stored trace `name` from the library's list and waits for its timeline. */
+export async function openStored(page: Page, name: string): Promise<void> {
+  await page.getByTestId('trace-row').filter({ hasText: name }).first().getByRole('button', { name: 'Open' }).click();
+  await expect(page.getByTestId('timeline-canvas')).toBeVisible({ timeout: 20_000 });
+}
+
+/** The trace library's token the page keeps (send it as X-Kscope-Token). */
+export const traceToken = (page: Page) => page.evaluate(() => localStorage.getItem('kscope.traceToken')!);

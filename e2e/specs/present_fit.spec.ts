@@ -1,4 +1,4 @@
-// Presenter mode fits a projector (issue 8): every step of the mm_cid lesson at
+// Presenter mode fits a projector (issue 8): every step of the default lesson (lesson_helper.ts) at
 // 1280x720 and 1920x1080, with a room started and without, with no scrolling. The step
 // navigation (Back, the step numbers, Next) and a quiz's Reveal button are inside the
 // viewport; no element of the page overflows sideways, and neither the stage nor the
@@ -14,6 +14,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { artifacts, inspectPicture, recordConsoleErrors } from './page_helper';
 import { disagreements, smallest, textSizes, under } from './text_size';
+import { LESSON, WIDEST_QUIZ, lessonData } from './lesson_helper';
 
 /** The projector rule: no text under this, picture included (BRIEF, issue 13). */
 const MIN_PX = 18;
@@ -97,7 +98,7 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
     const shot = `${size.width}${room ? '-room' : ''}`;
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.setViewportSize(size);
-    await page.goto('/present/mm_cid?step=0');
+    await page.goto(`/present/${LESSON}?step=0`);
     await waitForStep(page, 0);
     if (room) {
       await page.getByTestId('room-start').click();
@@ -105,7 +106,7 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
       await expect(page.getByTestId('room-code')).toBeVisible();
     }
     const steps = await page.locator('.lp-dots button').count();
-    expect(steps).toBe(16);
+    expect(steps).toBe(lessonData.steps.length);
     const quizSteps: number[] = [];
     for (let i = 0; i < steps; i++) {
       if (i > 0) {
@@ -188,8 +189,8 @@ test('presenter mode with a room at 1280x720: the room is a corner strip, every 
   const size = { width: 1280, height: 720 };
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await page.setViewportSize(size);
-  await page.goto('/present/mm_cid?step=4'); // step 5: a quiz with 8 choices
-  await waitForStep(page, 4);
+  await page.goto(`/present/${LESSON}?step=${WIDEST_QUIZ.step}`); // the quiz with the most choices (8 in the first lesson)
+  await waitForStep(page, WIDEST_QUIZ.step);
   await page.getByTestId('room-start').click();
   await expect(page.getByTestId('room-status')).toHaveAttribute('data-status', 'open');
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
@@ -203,7 +204,7 @@ test('presenter mode with a room at 1280x720: the room is a corner strip, every 
   await expect(page.getByTestId('room-code')).toBeVisible();
   await expect(page.getByTestId('room-status')).toHaveText('live · 0 following');
   await expect(page.getByTestId('room-qr')).toHaveCount(0); // the QR only on demand
-  for (const c of ['0', '1', '2', '3', '4', '5', '6', '7']) await expectInViewport(page, `lp-choice-${c}`, size, `choice ${c}`);
+  for (const c of Array.from({ length: WIDEST_QUIZ.choices }, (_, i) => String(i))) await expectInViewport(page, `lp-choice-${c}`, size, `choice ${c}`);
   await expectInViewport(page, 'lp-reveal', size, 'Reveal');
   const pic = await inspectPicture(page, '[data-testid="lp-stage"] .lesson-picture svg', { minWidth: 500, minHeight: 300 });
   expect(pic.problems).toEqual([]);

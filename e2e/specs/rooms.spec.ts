@@ -5,6 +5,7 @@
 // counts them, and the reveal reaches them.
 import { test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { artifacts, recordConsoleErrors } from './page_helper';
+import { LESSON, QUIZ_STEPS } from './lesson_helper';
 
 const player = (page: Page) => page.getByTestId('lesson-player');
 
@@ -18,7 +19,7 @@ async function presenter(browser: Browser, step: number): Promise<{ ctx: Browser
   const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await ctx.newPage();
   const errors = recordConsoleErrors(page);
-  await page.goto(`/present/mm_cid?step=${step}`);
+  await page.goto(`/present/${LESSON}?step=${step}`);
   await atStep(page, step);
   await page.getByTestId('room-start').click();
   const code = (await page.getByTestId('room-code').textContent()) ?? '';
@@ -108,7 +109,7 @@ test('presenter steps and the follower follows, detaches, re-syncs, and catches 
 
 test('three followers answer a quiz: the presenter sees the histogram, the reveal reaches them', async ({ browser }) => {
   test.setTimeout(150_000);
-  const QUIZ_STEP = 4; // s4-which-cid-612: which cid will the thread get under v6.12?
+  const { step: QUIZ_STEP, id: QUIZ_ID } = QUIZ_STEPS[0]; // the default lesson's first quiz
   const p = await presenter(browser, QUIZ_STEP);
   const followers = [];
   for (let i = 0; i < 3; i++) {
@@ -121,7 +122,7 @@ test('three followers answer a quiz: the presenter sees the histogram, the revea
   // The histogram opens on demand ("Answers") over the stage.
   await p.page.getByTestId('room-answers-open').click();
   const histogram = p.page.getByTestId('quiz-histogram');
-  await expect(histogram).toHaveAttribute('data-quiz', 's4-which-cid-612');
+  await expect(histogram).toHaveAttribute('data-quiz', QUIZ_ID);
   const bar = (choice: string) => histogram.locator(`[data-testid="quiz-bar"][data-choice="${choice}"]`);
   await followers[0].page.getByTestId('lp-choice-0').click();
   await followers[1].page.getByTestId('lp-choice-1').click();

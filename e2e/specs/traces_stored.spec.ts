@@ -4,17 +4,12 @@
 // the conformance marks and narration.
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors, uploadInLibrary as upload } from './page_helper';
+import { artifacts, openStored, recordConsoleErrors, traceToken as token, uploadInLibrary as upload } from './page_helper';
 
 const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
 const VM16 = new URL('../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
 const EXPECTED4 = JSON.parse(readFileSync(`${THREADS4}.expected.json`, 'utf-8'));
 
-
-async function openStored(page: Page, name: string): Promise<void> {
-  await page.getByTestId('trace-row').filter({ hasText: name }).first().getByRole('button', { name: 'Open' }).click();
-  await expect(page.getByTestId('timeline-canvas')).toBeVisible({ timeout: 20_000 });
-}
 
 /** Zoomed in far enough, the page fetches the window's exact events: wait until they are drawn. */
 async function waitForSlices(page: Page) {
@@ -22,7 +17,6 @@ async function waitForSlices(page: Page) {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))));
 }
 
-const token = (page: Page) => page.evaluate(() => localStorage.getItem('kscope.traceToken')!);
 
 test('a stored trace: summaries zoomed out, exact events zoomed in, the machine at the cursor matches the events API, steps, and the URL reopens the view', async ({ page, context }) => {
   const errors = recordConsoleErrors(page);
@@ -160,69 +154,6 @@ test('compare two stored traces in lockstep, with per-CPU differences', async ({
     return Math.max(Math.abs(b0 - a0), Math.abs(b1 - a1)) / (a1 - a0);
   }).toBeLessThan(0.002);
   await again.close();
-  expect(errors).toEqual([]);
-});
-
-test('check against model: agreement, diamonds on the timeline, the selected disagreement explained', async ({ page }) => {
-  const errors = recordConsoleErrors(page);
-  // The 6.12 VM capture: 340 rseq updates, a few the v6.12 model explains otherwise (traces/conformance.json).
-  await page.goto('/traces');
-  await upload(page, VM16);
-  await openStored(page, 'intermittent8-linux6.12-vm16.txt');
-  await expect(page).toHaveURL(/trace=[0-9a-f]+/);
-  const id = await page.evaluate(() => new URLSearchParams(location.search).get('trace'));
-  expect(id).toMatch(/^[0-9a-f]+$/);
-  await page.getByTestId('conform-run').click();
-  // The same figure the conform route gives (computed on the server from the stored events).
-  const res = await page.request.get(`/api/traces/${id}/conform`, { params: { algo: 'mm_cid' },
-    headers: { 'X-Kscope-Token': await token(page) } });
-  expect(res.ok()).toBe(true);
-  const doc = await res.json();
-  expect(doc.disagreements.length).toBeGreaterThan(0);
-  await expect(page.getByTestId('conform-agreement')).toHaveText(
-    `${(doc.agreement * 100).toFixed(1)} % (${doc.agree} of ${doc.compared} rseq updates compared)`, { timeout: 20_000 });
-  await expect(page.getByTestId('conform')).toContainText('MODELLED');
-  await expect(page.getByTestId('conform')).toContainText('MEASURED');
-  await expect(page.getByTestId('conform')).toContainText(`mm_cid model ${doc.variant}`);
-  // ] steps to the first disagreement: the narration gives both cids and the replay's why.
-  await page.getByTestId('timeline-canvas').focus();
-  await page.keyboard.press(']');
-  const first = doc.disagreements[0];
-  await expect(page.getByTestId('conform-narration')).toContainText(`the kernel wrote mm_cid ${first.kernel_cid}`);
-  await expect(page.getByTestId('conform-narration')).toContainText(`Why: ${first.why}`);
-  await expect(page.getByTestId('conform-kernel-cid')).toHaveText(String(first.kernel_cid));
-  await expect(page.getByTestId('conform-model-cid')).toHaveText(String(first.model_cid));
-  await expect(page).toHaveURL(new RegExp(`cursor=${first.ts}(&|$)`));
-  // Its diamond is drawn on its CPU's lane at its time: the canvas is vermillion just below the diamond's centre.
-  await page.waitForTimeout(300);
-  const lane = page.getByTestId('lane').filter({ hasText: new RegExp(`^CPU ${first.cpu}$`) });
-  const laneBox = (await lane.boundingBox())!;
-  const pixel = await page.evaluate(({ ts, laneMid }) => {
-    const canvas = document.querySelector('[data-testid="timeline-canvas"]') as HTMLCanvasElement;
-    const [a, b] = (document.querySelector('[data-testid="timeline"]') as HTMLElement).dataset.window!.split('-').map(Number);
-    const r = canvas.getBoundingClientRect();
-    const x = ((ts - a) / (b - a)) * r.width;
-    const dpr = canvas.width / r.width;
-    // The pixel nearest vermillion within 4 px of the diamond's centre (] now zooms in, and the
-    // cursor's dashed line and the mark's white ≠ cross its centre).
-    const ctx = canvas.getContext('2d')!;
-    let best = [255, 255, 255];
-    let bestD = Infinity;
-    const side = Math.round(9 * dpr);
-    const box = ctx.getImageData(Math.round((x - 4) * dpr), Math.round((laneMid - r.top - 4) * dpr), side, side).data;
-    for (let i = 0; i < box.length; i += 4) {
-      const dist = Math.abs(box[i] - 0xd5) + Math.abs(box[i + 1] - 0x5e) + Math.abs(box[i + 2]);
-      if (dist < bestD) { bestD = dist; best = [box[i], box[i + 1], box[i + 2]]; }
-    }
-    return best;
-  }, { ts: first.ts, laneMid: laneBox.y + laneBox.height / 2 });
-  // Okabe-Ito vermillion #D55E00, give or take anti-aliasing.
-  [0xd5, 0x5e, 0x00].forEach((want, k) => expect(Math.abs(pixel[k] - want)).toBeLessThan(24));
-  await page.screenshot({ path: `${artifacts}traces-conform.png` });
-  if (doc.disagreements.length > 1) {
-    await page.getByTestId('conform-next').click();
-    await expect(page.getByTestId('conform-narration')).toContainText(`CPU ${doc.disagreements[1].cpu}`);
-  }
   expect(errors).toEqual([]);
 });
 

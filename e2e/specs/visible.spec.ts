@@ -2,7 +2,7 @@
 // and 1920x1080, the page's main picture is inside the viewport with a
 // non-trivial size, nothing covers it (elementFromPoint at its centre is the
 // picture or inside it), and a screenshot of it is not blank. A zero-height
-// picture (the mm_cid lesson's compare view before issue 13) passed every test
+// picture (a model's lesson page, its compare view, before issue 13: now specs/<model>/lesson_page_visible.spec.ts) passed every test
 // that only asked whether elements exist; these fail on it.
 //
 // One server, one browser context per size, the pages reused; two stored traces
@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { inspectPicture, recordConsoleErrors, type PictureOptions } from './page_helper';
+import { LESSON } from './lesson_helper';
 
 const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
 const VM16 = new URL('../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
@@ -38,11 +39,6 @@ interface View {
 
 const frames = (page: Page) =>
   page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
-
-async function lessonReady(page: Page): Promise<void> {
-  await expect(page.getByTestId('lesson-digest')).toHaveText(/^step \d+ · t=\d+ ns · v6\.1\d: /, { timeout: 20_000 });
-  await expect(page.locator('[data-testid^="picture-v6"] svg').first()).toBeAttached();
-}
 
 async function playerReady(page: Page): Promise<void> {
   await expect(page.getByTestId('lp-digest')).toHaveText(/^step \d+ · t=\d+ ns · v6\.1\d: /, { timeout: 20_000 });
@@ -75,31 +71,14 @@ const VIEWS: View[] = [
     pictures: [{ selector: 'svg[data-testid="machine"]' }],
   },
   {
-    name: 'lesson-single',
-    url: () => '/lesson/mm_cid?variant=v6.13',
-    ready: lessonReady,
-    pictures: [{ selector: '[data-testid="picture-v6.13"] svg' }],
-  },
-  {
-    name: 'lesson-compare',
-    url: () => '/lesson/mm_cid',
-    ready: lessonReady,
-    pictures: [
-      { selector: '[data-testid="picture-v6.12"]' },
-      { selector: '[data-testid="picture-v6.13"]' },
-      { selector: '[data-testid="cost-chart"]', opts: { minHeight: 80 } },
-    ],
-    reference: true,
-  },
-  {
     name: 'learn',
-    url: () => '/learn/mm_cid?step=5',
+    url: () => `/learn/${LESSON}?step=5`,
     ready: playerReady,
     pictures: [{ selector: '[data-testid="lp-stage"] .lesson-picture' }],
   },
   {
     name: 'present',
-    url: () => '/present/mm_cid?step=5',
+    url: () => `/present/${LESSON}?step=5`,
     ready: playerReady,
     pictures: [{ selector: '[data-testid="lp-stage"] .lesson-picture' }],
     reference: true,
@@ -133,7 +112,7 @@ const VIEWS: View[] = [
   },
   {
     name: 'embed',
-    url: () => '/embed/mm_cid/5?view=picture',
+    url: () => `/embed/${LESSON}/5?view=picture`,
     ready: playerReady,
     pictures: [{ selector: '.lesson-picture' }],
   },
@@ -175,7 +154,7 @@ for (const size of SIZES) {
       // The room's presenter: a page of its own, kept open while the follower is looked at.
       presenterCtx = await browser.newContext({ baseURL, viewport: size, reducedMotion: 'reduce' });
       const presenter = await presenterCtx.newPage();
-      await presenter.goto('/present/mm_cid?step=5');
+      await presenter.goto(`/present/${LESSON}?step=5`);
       await playerReady(presenter);
       await presenter.getByTestId('room-start').click();
       room = ((await presenter.getByTestId('room-code').textContent()) ?? '').trim();

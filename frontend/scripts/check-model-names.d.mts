@@ -1,6 +1,6 @@
 // Types for check-model-names.mjs, so src/layering.test.ts can import the checker.
 export interface Leak {
-  /** Path relative to the checked root, '/' separators. */
+  /** Path relative to the checked root, '/' separators (e2e files: ../e2e/<path>). */
   file: string
   /** 1-based line naming the model; 0 when the path itself names it. */
   line: number
@@ -17,5 +17,8 @@ export const EVENT_HEADER: string
 export function eventFields(headerText: string): string[]
 /** The forms in which a field is written as an event-model field (global regexp). */
 export function fieldUses(field: string): RegExp
-export function checkModelNames(root: string, options?: { models?: string[]; eventFields?: string[] }): { files: number; models: string[]; leaks: Leak[] }
+/** The end-to-end specs' folder relative to the package root (its own specs: <E2E_DIR>/specs/<id>/). */
+export const E2E_DIR: string
+/** options.e2e: the e2e folder to check as well (default <root>/E2E_DIR if it holds playwright.config.ts; null: none). */
+export function checkModelNames(root: string, options?: { models?: string[]; eventFields?: string[]; e2e?: string | null }): { files: number; models: string[]; leaks: Leak[] }
 export function countByFile(leaks: Leak[]): Record<string, number>

@@ -25,12 +25,20 @@
  *     ev.mm_cid  rseq_update.mm_cid     property access (prose: "rseq_update.mm_cid")
  *     mm_cid=%d  mm_cid=${x}            the tracepoint's key=value text format
  *     { mm_cid: -1 }  mm_cid?: number   an object key with a number, null or number type
+ *     { ..., mm_cid: v.i32[p] }         an object key (after '{' or ',' or first on its line)
+ *                                       whose value is an expression, not a string
  *     col('mm_cid')  ['mm_cid', x]      a column name (Arrow schema; a [name, value] pair
  *                                       whose value is not another string)
  *     index_by: 'mm_cid'                a workload's field that names the record field
  *
  * Anything else on such a line still counts (the id as a value, "mm_cid:v6.18",
  * a path, MmCid, prose "no mm_cid"), so a real leak next to a field is caught.
+ *
+ * The end-to-end specs are generic code too: e2e/ (beside the package; its
+ * specs, helpers and config) is checked the same way, a model's own specs
+ * sitting in e2e/specs/<id>/ (with their screenshot folders); its files are
+ * reported as ../e2e/<path>. Generic specs take the lesson they open from
+ * e2e/specs/lesson_helper.ts, which reads the models' folders.
  *
  * Usage: node scripts/check-model-names.mjs [frontend-dir] [--model id]...
  * Prints "file:line: names model <id>: <the line>" per leak (line 0: the path
@@ -44,18 +52,19 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * Files that list every model, one line each (relative to the package root):
- * the registry, the engine's bridges, and the lesson format composed for
- * editors (its "model" enum is the registry's ids, written by
- * core/lesson/lesson_schema_build.ts).
+ * the registry and the engine's bridges. (The lesson format composed for
+ * editors is per model, lessons/<id>/lesson.schema.json, in the model's folder.)
  */
-export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts', 'src/lessons/lesson.schema.json']
+export const REGISTRY_FILES = ['src/models/registry.ts', 'src/engine/model_bridges.ts']
 /** This checker's own test: its fixtures and allow-list name models on purpose. */
 const SELF_TEST = 'src/layering.test.ts'
 /** The layers that hold one folder per model (src/<layer>/<id>/). */
 export const MODEL_LAYERS = ['models', 'views', 'lessons', 'engine']
 /** The C core's event model (relative to the package root): its ks_ev_* struct members are field names. */
 export const EVENT_HEADER = '../wasm-core/include/kscope/event.h'
-const SKIP_DIRS = new Set(['node_modules', 'dist'])
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'test-results', 'artifacts', 'playwright-report'])
+/** The end-to-end specs' folder, relative to the package root (checked when it holds playwright.config.ts). */
+export const E2E_DIR = '../e2e'
 const TEXT_EXT = /\.(ts|tsx|mts|cts|js|mjs|json|css|html|md)$/
 
 /** Model ids: the folders of <root>/src/models/, and `extra`. */
@@ -101,6 +110,7 @@ export function fieldUses(field) {
       `\\.${f}\\b(?![.:/-])`,
       `\\b${f}=`,
       `(?<![\\w'"/.:-])${f}\\??:\\s*(?:-?\\d|null\\b|number\\b)`,
+      `(?<=(?:^|[{,])\\s*)${f}:\\s*(?![\\s'"\`])(?=\\S)`,
       `(?:\\bcol\\(\\s*|\\bindex_by:\\s*)(['"])${f}\\1`,
       `\\[\\s*(['"])${f}\\2\\s*,\\s*(?!['"])`,
     ].join('|'),
@@ -108,13 +118,15 @@ export function fieldUses(field) {
   )
 }
 
-/** Whether rel (package-relative, '/' separators) lies in model id's own folder of some layer. */
+/** Whether rel (package-relative, '/' separators) lies in model id's own folder of some layer (or of the e2e specs). */
 function inModelFolder(rel, id) {
-  return MODEL_LAYERS.some((layer) => rel.startsWith(`src/${layer}/${id}/`))
+  return MODEL_LAYERS.some((layer) => rel.startsWith(`src/${layer}/${id}/`)) || rel.startsWith(`${E2E_DIR}/specs/${id}/`)
 }
 
 /**
- * Checks every text file under <root>/src (options.models: extra ids;
+ * Checks every text file under <root>/src and under the e2e folder
+ * (options.e2e: its path; by default <root>/E2E_DIR when that holds
+ * playwright.config.ts; null: none) (options.models: extra ids;
  * options.eventFields: the event model's field names, by default read from
  * EVENT_HEADER). Returns { files, models, leaks }
  * with leaks [{ file, line, model, text }] (line 0: the path names the model).
@@ -124,15 +136,18 @@ export function checkModelNames(root, options = {}) {
   const header = path.join(root, EVENT_HEADER)
   const fields = options.eventFields ?? (existsSync(header) ? eventFields(readFileSync(header, 'utf8')) : [])
   const patterns = models.map((id) => ({ id, re: spellings(id), field: fields.includes(id) ? fieldUses(id) : null }))
-  const files = listFiles(path.join(root, 'src'))
+  const defaultE2e = path.join(root, E2E_DIR)
+  const e2e = options.e2e !== undefined ? options.e2e : existsSync(path.join(defaultE2e, 'playwright.config.ts')) ? defaultE2e : null
+  const sources = [{ dir: path.join(root, 'src'), as: 'src' }, ...(e2e ? [{ dir: e2e, as: E2E_DIR }] : [])]
+  const files = sources.flatMap(({ dir, as }) => listFiles(dir).map((file) => ({ file, inner: path.relative(dir, file).split(path.sep).join('/'), as })))
   const leaks = []
-  for (const file of files) {
-    const rel = path.relative(root, file).split(path.sep).join('/')
+  for (const { file, inner, as } of files) {
+    const rel = `${as}/${inner}`
     if (REGISTRY_FILES.includes(rel) || rel === SELF_TEST) continue
     const mine = patterns.filter(({ id }) => !inModelFolder(rel, id))
     if (!mine.length) continue
     for (const { id, re } of mine) {
-      if (re.test(rel.slice('src/'.length))) leaks.push({ file: rel, line: 0, model: id, text: rel })
+      if (re.test(inner)) leaks.push({ file: rel, line: 0, model: id, text: rel })
     }
     const lines = readFileSync(file, 'utf8').split('\n')
     lines.forEach((text, i) => {

@@ -14,8 +14,8 @@
  *    40 per-type payload (56 B)                  32 cpus_off 36 tasks_off 40 rq_tids_off 44 size
  *
  *   ks_sim_cpu (24 B)  cpu curr_tid nr_running rq_offset | busy_ns u64
- *   ks_sim_task (64 B) tid tgid cpu state policy prio nr_cpus_allowed mm_cid
- *                      | vruntime_ns u64 | sum_exec_ns u64 | comm[16]
+ *   ks_sim_task (64 B) tid tgid cpu state policy prio nr_cpus_allowed
+ *                      task.mm_cid (the rseq field) | vruntime_ns u64 | sum_exec_ns u64 | comm[16]
  */
 
 /** Tracepoint names in ks_event_type order (kscope/event.h; the bridge test checks them against the core). */
@@ -186,7 +186,7 @@ export interface BurstCost {
   ts_ns: number
   tid: number
   cpu: number
-  /** The area swept: the cpu_id or the mm_cid the thread read from rseq. */
+  /** The area swept: the rseq.cpu_id or rseq.mm_cid the thread read. */
   index: number
   /** Modelled cost of the sweep, ns (of the whole warm-up for a warm-up entry). */
   cost_ns: number

@@ -112,6 +112,31 @@ export interface SimulationBase {
   free(): void
 }
 
+/**
+ * A run scanned ahead event by event (a model bridge's timeline()): when each event happened, how far the model's decision log
+ * and the burst list had grown after it, and where each burst's lines came
+ * from. Event i (1-based step i) is entry i - 1. R is the model's log record
+ * (its engine folder decodes it).
+ */
+export interface RunTimeline<R = unknown> {
+  /** Event times, ns. */
+  ts: Float64Array
+  /** Log sequence number after each event (records [0, logEnd) logged by then). */
+  logEnd: Float64Array
+  /** Bursts run after each event. */
+  burstEnd: Uint32Array
+  /**
+   * Per burst (by number): cache lines served from each source during it
+   * (ks_cache_source order: L1, L2, LLC, same-LLC core, other LLC, other socket,
+   * DRAM local, DRAM remote); null if two bursts started within one event.
+   */
+  burstLines: (number[] | null)[]
+  /** Whether the run ended within the scan (else maxEvents stopped it). */
+  finished: boolean
+  /** Every record of the model's log over the scanned run (all processes), oldest first. */
+  records: R[]
+}
+
 /** How many recent events a Simulation keeps decoded (the event log panel shows ~20). */
 export const RECENT_EVENTS = 24
 

@@ -12,16 +12,16 @@
  *
  * Per-type fields share five int columns and two string columns:
  *
- *   type                 f0          f1         f2             f3          f4         s1           s2
- *   sched_switch         prev_pid    prev_prio  prev_state     next_pid    next_prio  prev_comm    next_comm
- *   sched_waking/wakeup* pid         prio       target_cpu     -           -          comm         -
- *   sched_migrate_task   pid         prio       orig_cpu       dest_cpu    -          comm         -
- *   sched_process_fork   parent_pid  -          -              child_pid   -          parent_comm  child_comm
- *   sched_process_exit/free pid      prio       group_dead     -           -          comm         -
- *   rseq_update          cpu_id      node_id    mm_cid         -           -          -            -
- *   kmem_cache_alloc/free bytes_req  bytes_alloc gfp_flags     node        accounted  cache name   ptr (hex)
- *   sheaf_refill/flush, barn_get/put objects size full         barn_full   barn_empty cache name   -
- *   generic              -           -          -              -           -          name         fields text
+ *   type                              f0          f1           f2                  f3         f4          s1           s2
+ *   sched_switch                      prev_pid    prev_prio    prev_state          next_pid   next_prio   prev_comm    next_comm
+ *   sched_waking/wakeup*              pid         prio         target_cpu          -          -           comm         -
+ *   sched_migrate_task                pid         prio         orig_cpu            dest_cpu   -           comm         -
+ *   sched_process_fork                parent_pid  -            -                   child_pid  -           parent_comm  child_comm
+ *   sched_process_exit/free           pid         prio         group_dead          -          -           comm         -
+ *   rseq_update                       cpu_id      node_id      rseq_update.mm_cid  -          -           -            -
+ *   kmem_cache_alloc/free             bytes_req   bytes_alloc  gfp_flags           node       accounted   cache name   ptr (hex)
+ *   sheaf_refill/flush, barn_get/put  objects     size         full                barn_full  barn_empty  cache name   -
+ *   generic                           -           -            -                   -          -           name         fields text
  *
  * Strings (comm, names, field text) are UNTRUSTED input: they are kept as plain
  * strings in one interned table, and the views render them as text only.

@@ -6,7 +6,7 @@ import { useMemo } from 'react'
 import { positionFromSearch } from '../core/lesson/lesson_route'
 import { lessonRouteOf, useAppLocation } from '../core/shared/route'
 import { LessonPlayer, lessonModel } from '../views/lesson/LessonPlayer'
-import { LessonError } from './lesson/LessonError'
+import { LessonError, LessonNotReady } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
 const ignore = () => {}
@@ -17,7 +17,7 @@ export function EmbedPage() {
   const id = route?.lesson ?? ''
   const data = useLessonData(id)
   const position = useMemo(() => ({ ...positionFromSearch(id, loc.search), step: route?.step ?? 0 }), [id, loc.search, route?.step])
-  if (!data.lesson) return <LessonError message={data.error} />
+  if (!data.lesson) return <LessonNotReady error={data.error} />
   if (position.step >= data.lesson.steps.length) {
     return <LessonError message={`${id}.lesson.json: step ${position.step} does not exist (steps 0-${data.lesson.steps.length - 1})`} />
   }

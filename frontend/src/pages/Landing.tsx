@@ -5,7 +5,7 @@
  * links to every page. Styles: landing.css, scoped to these two pages.
  */
 import type { MouseEvent } from 'react'
-import { lessonIds, loadLesson } from '../core/lesson/lesson_data'
+import { lessonSummaries } from '../core/lesson/lesson_files'
 import { DEFAULT_LESSON } from '../core/shared/route'
 import { MODEL_IDS } from 'virtual:models'
 import { AppHeader } from './AppHeader'
@@ -23,30 +23,10 @@ function AppLink({ href, navigate, children, testid }: { href: string; navigate:
   return <a href={href} onClick={go} data-testid={testid}>{children}</a>
 }
 
-interface LessonLink {
-  id: string
-  title: string
-  steps: number
-  /** Its model (whose own page is /lesson/<model>). */
-  model: string
-}
-
-function shippedLessons(): LessonLink[] {
-  const out: LessonLink[] = []
-  for (const id of lessonIds()) {
-    try {
-      const l = loadLesson(id)
-      out.push({ id, title: l.title, steps: l.steps.length, model: l.model })
-    } catch {
-      // A broken lesson file is reported on its own page; the landing page lists the rest.
-    }
-  }
-  return out
-}
-
 /** What kscope is and where to start: one paragraph, the lessons, the trace workbench. */
 export function LandingIntro({ navigate }: { navigate: Navigate }) {
-  const lessons = shippedLessons()
+  // Titles and step counts read from the files: the lesson's own page validates it (and loads the validator).
+  const lessons = lessonSummaries()
   const first = lessons.find((l) => l.id === DEFAULT_LESSON) ?? lessons[0]
   return (
     <section className="landing-intro" aria-label="About kscope" data-testid="landing-intro">

@@ -9,7 +9,7 @@ import { appHref, lessonRouteOf, useAppLocation, DEFAULT_LESSON } from '../core/
 import { LessonPlayer } from '../views/lesson/LessonPlayer'
 import { isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
 import { AppHeader } from './AppHeader'
-import { LessonError } from './lesson/LessonError'
+import { LessonNotReady } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
 export function LearnPage({ navigate, standalone = false }: { navigate: (href: string) => void; standalone?: boolean }) {
@@ -52,7 +52,7 @@ export function LearnPage({ navigate, standalone = false }: { navigate: (href: s
         </AppHeader>
       )}
       {!data.lesson ? (
-        <LessonError message={data.error} />
+        <LessonNotReady error={data.error} />
       ) : (
         <LessonPlayer lesson={data.lesson} position={position} onNavigate={setPosition} mode="solo" />
       )}

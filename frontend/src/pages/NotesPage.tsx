@@ -9,7 +9,7 @@ import { openLessonChannel, type LessonChannel } from '../core/lesson/lesson_cha
 import type { LessonPosition } from '../core/lesson/lesson_position'
 import { lessonRouteOf, useAppLocation, DEFAULT_LESSON } from '../core/shared/route'
 import { stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
-import { LessonError } from './lesson/LessonError'
+import { LessonNotReady } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 
 export function NotesPage() {
@@ -41,7 +41,7 @@ export function NotesPage() {
     return () => window.removeEventListener('keydown', onKey)
   }, [lesson, position])
 
-  if (!data.lesson) return <LessonError message={data.error} />
+  if (!data.lesson) return <LessonNotReady error={data.error} />
   const l = data.lesson
   if (!position) {
     return (

@@ -16,7 +16,7 @@ import type { Lesson } from '../core/lesson/lesson_types'
 import { appHref, lessonRouteOf, useAppLocation, DEFAULT_LESSON } from '../core/shared/route'
 import { LessonPlayer, type QuizBinding } from '../views/lesson/LessonPlayer'
 import { KEY_HELP, isForeignKey, stepKeyCommand, type DigitBuffer } from '../views/lesson/keys'
-import { LessonError } from './lesson/LessonError'
+import { LessonNotReady } from './lesson/LessonError'
 import { useLessonData } from './lesson/useLessonData'
 import { PresentWithRoom } from './PresentRoom'
 
@@ -134,6 +134,6 @@ export function PresentPage() {
   const id = lessonRouteOf(useAppLocation().pathname)?.lesson ?? DEFAULT_LESSON
   const data = useLessonData(id)
   const [position, onNavigate] = usePresenterPosition(id)
-  if (!data.lesson) return <LessonError message={data.error} />
+  if (!data.lesson) return <LessonNotReady error={data.error} />
   return <PresentWithRoom lesson={data.lesson} position={position} onNavigate={onNavigate} />
 }

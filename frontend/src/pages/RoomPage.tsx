@@ -65,6 +65,8 @@ export function RoomPage({ code }: { code: string; navigate: (href: string) => v
           <p className="status">{state.status === 'closed' ? 'This room is closed.' : 'Waiting for the presenter…'}</p>
         ) : lesson ? (
           <LessonPlayer lesson={lesson} position={applied} onNavigate={onNavigate} mode="follower" quiz={quiz} />
+        ) : data.loading ? (
+          <p className="status" role="status" data-testid="lesson-loading">Loading the lesson…</p>
         ) : (
           <>
             <p className="room-error" role="alert">{data.error}</p>

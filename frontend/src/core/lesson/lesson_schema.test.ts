@@ -4,12 +4,22 @@ import { describe, expect, it } from 'vitest'
 import { jsonPath, lessonSchemaValidator } from './lesson_schema'
 import { compileLessonSchema, composeLessonSchema, MODEL_DEFS, stripAnnotations } from './lesson_schema_build'
 import { MODELS } from '../../models/registry'
+import base from './lesson_schema.json'
 
 describe('the composed lesson schema', () => {
-  it('lessons/lesson.schema.json (for editors) is the composition of the generic schema and the models\' fragments (update: npx vitest run -u)', async () => {
-    expect(MODELS.length).toBe(1) // with a second model, write one file per model (<model>.schema.json) here
-    const composed = composeLessonSchema(MODELS[0].lesson.schema, MODELS.map((m) => m.id))
-    await expect(`${JSON.stringify(composed, null, 2)}\n`).toMatchFileSnapshot('../../lessons/lesson.schema.json')
+  it('lessons/<model>/lesson.schema.json (for editors, beside the model\'s lessons) is the composition of the generic schema and that model\'s fragment (update: npx vitest run -u)', async () => {
+    for (const m of MODELS) {
+      const composed = composeLessonSchema(m.lesson.schema, [m.id])
+      await expect(`${JSON.stringify(composed, null, 2)}\n`).toMatchFileSnapshot(`../../lessons/${m.id}/lesson.schema.json`)
+    }
+  })
+
+  it('the generic lesson schema names no model: "model" is filled in from the registry when composed', () => {
+    const generic = JSON.stringify(base)
+    for (const m of MODELS) expect(generic).not.toContain(`"${m.id}"`)
+    const ids = ['b_model', 'a_model']
+    const composed = composeLessonSchema(MODELS[0].lesson.schema, ids) as { properties: { model: { enum: string[] } } }
+    expect(composed.properties.model.enum).toEqual(['a_model', 'b_model'])
   })
 
   it('each fragment defines every $def the generic schema leaves to the model; its paths are its decoder\'s', () => {

@@ -11,14 +11,12 @@ export type {
   SimTask,
   TaskState,
 } from '../../engine/sim_records'
+// RunTimeline: a run scanned ahead (a model bridge's timeline()), generic over the model's
+// log record; each model's own record types: models/<id>/types.ts.
 export type {
   CacheParams,
-} from '../../engine/simulation'
-// A run scanned ahead (Simulation.timeline). It is declared in the model's bridge until the
-// core's generic model view lands (issue 14); each model's own record types: models/<id>/types.ts.
-export type {
   RunTimeline,
-} from '../../engine/mm_cid/mm_cid_bridge'
+} from '../../engine/simulation'
 export type {
   CpuInfo,
   PresetInfo,

@@ -43,7 +43,7 @@ describe('narration', () => {
     expect(describeEvent({ ...base, type: 'sched_process_fork', parent_comm: 'forker', parent_pid: 1000, child_comm: 'forker', child_pid: 1001 }))
       .toBe('forker (pid 1000) forks forker (pid 1001)')
     expect(describeEvent({ ...base, type: 'sched_process_exit', ...target })).toBe('hackbench (pid 1003) exits')
-    expect(describeEvent({ ...base, type: 'rseq_update', cpu_id: 3, node_id: 0, mm_cid: -1 })).toMatch(/cpu_id 3, node 0, no mm_cid/)
+    expect(describeEvent({ ...base, type: 'rseq_update', cpu_id: 3, node_id: 0, mm_cid: -1 })).toMatch(/cpu_id 3, node 0, mm_cid=-1 \(none\) in its rseq area/)
   })
 
   it('says allocator and sheaf events with their cache and sizes', () => {

@@ -77,7 +77,8 @@ export function describeEvent(ev: SimEvent, topology?: Topology): string {
     case 'sched_process_free':
       return `${taskText(ev.target_comm, ev.target_pid)} is reaped (its task struct freed)`
     case 'rseq_update': {
-      const cid = ev.mm_cid < 0 ? 'no mm_cid' : `mm_cid ${ev.mm_cid}`
+      // The tracepoint's fields as the kernel prints them; mm_cid=-1: no cid in the rseq area.
+      const cid = `mm_cid=${ev.mm_cid}${ev.mm_cid < 0 ? ' (none)' : ''}`
       return `${taskText(ev.comm, ev.pid)} sees cpu_id ${ev.cpu_id}, node ${ev.node_id}, ${cid} in its rseq area`
     }
     case 'kmem_cache_alloc':

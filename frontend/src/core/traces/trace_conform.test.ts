@@ -53,7 +53,7 @@ describe('conformance answer', () => {
   it('narrates one with both cids, each with its source, and the replay’s why', () => {
     const text = narrateDisagreement(r.disagreements[0], r, T0).join(' ')
     expect(text).toContain('At 500.323 ms on CPU 2')
-    expect(text).toContain('mm_cid 9')
+    expect(text).toContain('the kernel wrote mm_cid=9 into thread')
     expect(text).toContain('MEASURED')
     expect(text).toContain('v6.12 model')
     expect(text).toContain('cid 7 (MODELLED)')

@@ -184,7 +184,7 @@ export function stepMark(m: ConformMarks, current: number, t: number, dir: 1 | -
 export function narrateDisagreement(d: Disagreement, r: ConformResult, t0: number): string[] {
   const at = `${((d.ts - t0) / 1e6).toFixed(3)} ms`
   return [
-    `At ${at} on CPU ${d.cpu}, the kernel wrote mm_cid ${d.kernel_cid} into thread ${d.tid}'s rseq area (MEASURED: the trace's rseq_update).`,
+    `At ${at} on CPU ${d.cpu}, the kernel wrote mm_cid=${d.kernel_cid} into thread ${d.tid}'s rseq area (MEASURED: the trace's rseq_update).`,
     `The ${r.variant} model, replaying the same switches, migrations, forks and exits, gave cid ${d.model_cid} (MODELLED).`,
     `Why: ${d.why}.`,
   ]

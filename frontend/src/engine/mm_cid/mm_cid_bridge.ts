@@ -11,7 +11,7 @@ import {
   decodeMmCidRecords, writeMmCidViewRequest,
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
-import { S_EVENT, S_PRODUCED, S_STATS, simulate, type SimInternals } from '../simulation'
+import { S_EVENT, S_PRODUCED, S_STATS, simulate, type RunTimeline, type SimInternals } from '../simulation'
 import { BURST_BYTES, decodeBursts, decodeFrame, decodeStats, type BurstCost, type SimFrame } from '../sim_records'
 import type { WasmContext } from '../wasm_context'
 
@@ -51,30 +51,6 @@ export interface MmCidSince {
   burstsFrom?: number
 }
 
-/**
- * A run scanned ahead event by event (Simulation.timeline): when each event
- * happened, how far the mm_cid log and the burst list had grown after it,
- * and where each burst's lines came from. Event i (1-based step i) is entry i - 1.
- */
-export interface RunTimeline {
-  /** Event times, ns. */
-  ts: Float64Array
-  /** Log sequence number after each event (records [0, logEnd) logged by then). */
-  logEnd: Float64Array
-  /** Bursts run after each event. */
-  burstEnd: Uint32Array
-  /**
-   * Per burst (by number): cache lines served from each source during it
-   * (ks_cache_source order: L1, L2, LLC, same-LLC core, other LLC, other socket,
-   * DRAM local, DRAM remote); null if two bursts started within one event.
-   */
-  burstLines: (number[] | null)[]
-  /** Whether the run ended within the scan (else maxEvents stopped it). */
-  finished: boolean
-  /** Every mm_cid log record of the scanned run (all processes), oldest first. */
-  records: MmCidRecord[]
-}
-
 /** What the mm_cid bridge adds to a Simulation. */
 export interface MmCidSimulation {
   /**
@@ -89,7 +65,7 @@ export interface MmCidSimulation {
    * wasm calls per event (step, log window, burst count; stats when a burst
    * started): for set-up, not for animation frames.
    */
-  timeline(maxEvents: number): RunTimeline
+  timeline(maxEvents: number): RunTimeline<MmCidRecord>
 }
 
 /** ks_mm_cid_lesson: the embedded ks_mm_cid_mm starts at byte 88. */

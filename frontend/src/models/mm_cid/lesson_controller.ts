@@ -125,7 +125,7 @@ const emptyView: LessonView = { topology: null, runs: [], time_ns: 0, lastStep: 
 interface RunSlot {
   variant: LessonRun
   sim: Simulation
-  timeline: RunTimeline
+  timeline: RunTimeline<MmCidRecord>
   sources: BurstSource[]
   tgid: number
   /** The bursts read so far (a prefix of the run's list: the run is deterministic). */

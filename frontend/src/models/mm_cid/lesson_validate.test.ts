@@ -5,7 +5,7 @@ import { lessonIds, loadLesson } from '../../core/lesson/lesson_data'
 import { LessonDataError, parseLesson, validateLesson } from '../../core/lesson/lesson_validate'
 
 const shipped = JSON.parse(readFileSync(new URL('../../lessons/mm_cid/mm_cid.lesson.json', import.meta.url), 'utf8'))
-const schema = JSON.parse(readFileSync(new URL('../../lessons/lesson.schema.json', import.meta.url), 'utf8'))
+const schema = JSON.parse(readFileSync(new URL('../../lessons/mm_cid/lesson.schema.json', import.meta.url), 'utf8'))
 const clone = () => structuredClone(shipped)
 
 /** The problems validateLesson reports for a lesson, as "path: message" lines. */

@@ -24,7 +24,7 @@ export function recordMatches(r: MmCidRecord, what: 'entry' | 'new-cid' | 'scan'
  */
 export function nextRecordStep(
   clock: LessonClock,
-  runs: readonly Pick<RunTimeline, 'logEnd' | 'records'>[],
+  runs: readonly Pick<RunTimeline<MmCidRecord>, 'logEnd' | 'records'>[],
   from: number,
   what: 'entry' | 'new-cid' | 'scan',
 ): number | null {

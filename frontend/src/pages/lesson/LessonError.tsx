@@ -7,3 +7,9 @@ export function LessonError({ message }: { message: string }) {
     </section>
   )
 }
+
+/** A lesson page before its lesson is ready: loading (no error yet), else the error. */
+export function LessonNotReady({ error }: { error?: string }) {
+  if (error === undefined) return <p className="status" role="status" data-testid="lesson-loading">Loading the lesson…</p>
+  return <LessonError message={error} />
+}

@@ -6,11 +6,11 @@
 //    explain it in Details; "At the cursor" then names who ran on each CPU.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors } from '../page_helper';
 
-const VM16 = new URL('../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
-const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
-const scratch = new URL('../test-results/conform-inputs/', import.meta.url).pathname;
+const VM16 = new URL('../../../traces/intermittent8-linux6.12-vm16.txt', import.meta.url).pathname;
+const THREADS4 = new URL('../../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
+const scratch = new URL('../../test-results/conform-inputs/', import.meta.url).pathname;
 
 /** The trace without kscope's `# kscope` header lines: plain tracefs text, no kernel release. */
 function plainCopy(src: string, name: string, edit: (text: string) => string = (t) => t): string {
@@ -128,7 +128,7 @@ test('] zooms to the disagreement where exact events load, selects its rseq_upda
   const details = page.getByTestId('details');
   await expect(details).toContainText('rseq_update', { timeout: 15_000 });
   await expect(details.locator('dt:has-text("mm_cid") + dd')).toHaveText(String(first.kernel_cid));
-  await expect(page.getByTestId('details-disagreement')).toContainText(`the kernel wrote mm_cid ${first.kernel_cid}`);
+  await expect(page.getByTestId('details-disagreement')).toContainText(`the kernel wrote mm_cid=${first.kernel_cid}`);
   await expect(page.getByTestId('details-disagreement')).toContainText(`gave cid ${first.model_cid} (MODELLED)`);
   await expect(page.getByTestId('details-disagreement')).toContainText(`Why: ${first.why}`);
   // At the cursor: who runs on the disagreement's CPU, from the loaded events (not "—").

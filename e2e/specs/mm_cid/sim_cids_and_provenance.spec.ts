@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors } from '../page_helper';
 
-const KSCOPE = new URL('../../.venv/bin/kscope', import.meta.url).pathname;
-const WORKLOAD = new URL('../../wasm-core/workloads/seed000-8core-200ms.json', import.meta.url).pathname;
+const KSCOPE = new URL('../../../.venv/bin/kscope', import.meta.url).pathname;
+const WORKLOAD = new URL('../../../wasm-core/workloads/seed000-8core-200ms.json', import.meta.url).pathname;
 
 async function waitForSim(page: Page): Promise<void> {
   await expect(page.getByTestId('frame-digest')).toHaveText(/^step \d+/, { timeout: 20_000 });

@@ -2,7 +2,7 @@
 // compared side by side on seed 000's 200 ms benchmark. The numbers asserted
 // are the model's (MODELLED), read from the page.
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors } from '../page_helper';
 
 const LESSON = '/lesson/mm_cid';
 const COMPARE = `${LESSON}?variant=compare&preset=classroom-8&threads=8&placement=cpus:0-7&delay_ms=200&seed=1`;

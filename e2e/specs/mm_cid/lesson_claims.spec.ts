@@ -4,10 +4,10 @@
 // the cidmask and per-CPU cids the player drew (its digest line), and the narration panel.
 import { readFileSync } from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors } from '../page_helper';
 
 type Claim = { kind: string; variant?: string; min_ms?: number; max_ms?: number; taken?: number[]; free?: number[]; cpu?: number; cid?: number };
-const lesson = JSON.parse(readFileSync(new URL('../../frontend/src/lessons/mm_cid/mm_cid.lesson.json', import.meta.url), 'utf8')) as {
+const lesson = JSON.parse(readFileSync(new URL('../../../frontend/src/lessons/mm_cid/mm_cid.lesson.json', import.meta.url), 'utf8')) as {
   steps: { id: string; title: string; expect: Claim[]; scenario?: { variant?: string } }[];
 };
 

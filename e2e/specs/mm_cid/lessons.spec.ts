@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { artifacts, recordConsoleErrors } from './page_helper';
+import { artifacts, recordConsoleErrors } from '../page_helper';
 
 /** Waits until the player shows step `step` (0-based) with its runs drawn. */
 async function waitForStep(page: Page, step: number): Promise<void> {
@@ -219,7 +219,7 @@ test('kscope export-lesson: the static folder opens from file:// and steps with 
   // The export may first (re)build the single-file wasm (emcc, ~20 s on a busy machine) and runs a Vite build.
   test.setTimeout(180_000);
   const out = mkdtempSync(join(tmpdir(), 'kscope-export-e2e-'));
-  const r = spawnSync(new URL('../../.venv/bin/kscope', import.meta.url).pathname, ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
+  const r = spawnSync(new URL('../../../.venv/bin/kscope', import.meta.url).pathname, ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ lesson: 'mm_cid', steps: 16 });
   const errors = recordConsoleErrors(page);
