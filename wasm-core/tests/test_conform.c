@@ -1,6 +1,6 @@
 /*
  * src/algo/mm_cid/mm_cid_conform.c: replaying events through the mm_cid model and comparing
- * its cids with the rseq_update records' (kscope/conform.h).
+ * its cids with the rseq_update records' (kscope/mm_cid/native/conform.h).
  *
  * Two kinds of test: traces written by hand, where the variants must disagree in
  * the way 7e019dc says (recent_cid after a > 100 ms gap), and simulated runs
@@ -12,8 +12,8 @@
 
 #include "check.h"
 #include "sim_test_util.h"
-#include "kscope/native/conform.h"
-#include "kscope/mm_cid.h"
+#include "kscope/mm_cid/native/conform.h"
+#include "kscope/mm_cid/mm_cid.h"
 
 #define MS 1000000ull
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "kscope/mm_cid.h"
+#include "kscope/mm_cid/mm_cid.h"
 #include "sim_test_util.h"
 
 /* librseq's pacing, 4 threads pinned on classroom-8's CPUs 0, 2, 4, 6: the warm-up's
