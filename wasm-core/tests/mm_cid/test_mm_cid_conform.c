@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "sim_test_util.h"
+#include "../check.h"
+#include "../sim_test_util.h"
 #include "kscope/mm_cid/native/conform.h"
 #include "kscope/mm_cid/mm_cid.h"
 
@@ -466,7 +466,7 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     CHECK_EQ_INT(s.gaps, 1);
 }
 
-const test_case conform_tests[] = {
+const test_case mm_cid_conform_tests[] = {
     { "conform: a scan run unseen after a switch-in is named; context_switch events name prev",
       unseen_scan_at_a_return_after_switch_in },
     { "conform: on a kernel the scan runs where the trace shows task_work ran",
