@@ -287,6 +287,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const shown = path.relative(process.cwd(), root) || '.';
   for (const p of problems) console.log(`${path.posix.join(shown, p.file)}:${p.line}: ${p.message}`);
   console.log(`check-c-layering: ${files} files, ${includes} includes, ${modelNames(root).length} models, ` +
-    `${problems.length} problems`);
+    `${nameCheckedFiles(root).length} files read for model names, ${problems.length} problems`);
   process.exitCode = problems.length ? 1 : 0;   // not process.exit(): a piped stdout would be cut short
 }
