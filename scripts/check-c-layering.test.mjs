@@ -139,14 +139,27 @@ const MODELS = {
   'src/algo/cpupri/cpupri.c': 'int cpupri_find(void);\n',
   'src/sched/sched_ops.c':
     'extern const ks_sched_ops mm_cid_ops;   /* registry */\nextern const ks_sched_ops cpupri_ops; /* registry */\n',
-  'include/kscope/kscope.h': '#include "kscope/cpupri.h"   /* registry */\n',
-  'include/kscope/cpupri.h': '/* the cpupri views */\n',
-  'include/kscope/mm_cid_view.h': '/* mm_cid formats */\n',
+  'include/kscope/kscope.h': '#include "kscope/cpupri/cpupri.h"   /* registry */\n',
+  'include/kscope/cpupri/cpupri.h': '/* the cpupri views */\n',
+  'include/kscope/mm_cid/view.h': '/* mm_cid formats */\n',
+  'include/kscope/mm_cid/native/conform.h': '/* the mm_cid conform host */\n',
   'include/kscope/event.h': '    int32_t mm_cid;   /* rseq ABI field */\n',
   'src/trace/parser.c': 'FIELD("mm_cid")\n',
+  'tools/layout/struct_layout.c': '#include "mm_cid/layout.inc"   /* registry */\nFIELD(ks_sim_task, mm_cid);\n',
+  'tools/layout/mm_cid/layout.inc': 'BEGIN(ks_mm_cid_mm);\n',
+  'tools/ingest/store_batches.c': '{"mm_cid", KS_PQ_I32, 0, KS_COL_MM_CID, KS_VALID_MM_CID},\n',
+  'tests/check.h': 'extern const test_case mm_cid_tests[], cpupri_tests[]; /* registry */\n',
+  'tests/test_main.c': '    mm_cid_tests, cpupri_tests,   /* registry */\n',
+  'tests/mm_cid/test_mm_cid.c': 'test_sim_new("classroom-8", json, 1, "mm_cid:v6.13");\n',
+  'tests/cpupri/test_cpupri.c': '/* cpupri_find picks the lowest mask */\n',
+  'tests/test_sim_core.c':
+    '"\\"index_by\\": \\"mm_cid\\""\nCHECK_EQ_INT(ev.u.rseq_update.mm_cid, -1);\n/* "none" leaves rseq->mm_cid at -1 */\n',
+  'tests/fixtures/ftrace.txt': 'x-1 [001] 1.0: rseq_update: cpu_id=1 node_id=0 mm_cid=0 (the mm_cid model)\n',
+  'workloads/seed.json': '{"index_by": "mm_cid", "description": "areas indexed by rseq\'s mm_cid"}\n',
+  'fuzz/README.md': 'models/mm_cid/lesson_validate.test.ts\n',
 };
 
-test('model names only on registry lines, in their own headers, or as a kernel ABI name', () => {
+test('model names only in their folders, on registry lines, or as a kernel ABI field', () => {
   assert.deepEqual(nameProblemsOf(MODELS), []);
 });
 
@@ -157,7 +170,7 @@ test('a model name in generic C code fails, with file:line (comments count)', ()
     'src/machine/cache_model.c': 'static int mm_cid_area;\n',
     'src/sched/sched_ops.c': 'extern const ks_sched_ops cpupri_ops;\n',   /* not marked registry */
     'include/kscope/sim.h': '#define AUTO "CPUPRI:v1"\n',
-    'src/base/rng.c': 'int mm_cid;  /* rseq */\n',                      /* an ABI name: allowed */
+    'src/base/rng.c': 'int32_t mm_cid;  /* rseq */\n',                  /* an ABI field: allowed */
   });
   assert.deepEqual(problems.map((p) => p.split(': ')[0]).sort(), [
     'include/kscope/sim.h:1',
@@ -166,4 +179,72 @@ test('a model name in generic C code fails, with file:line (comments count)', ()
     'src/sched/sched_ops.c:1',
   ]);
   assert.match(problems.find((p) => p.startsWith('src/sched/core.c')), /names the model "cpupri" \(src\/algo\/cpupri\/\)/);
+});
+
+test('a leak in tools/ or tests/ outside a model folder fails', () => {
+  const problems = nameProblemsOf({
+    ...MODELS,
+    'tools/layout/struct_layout.c': '#include "mm_cid/layout.inc"   /* registry */\nBEGIN(ks_cpupri_mask);\n',
+    'tools/ingest/tally.c': 'int x;\n/* counts the mm_cid decisions */\n',
+    'tests/test_sim_core.c': 'test_sim_new("classroom-8", json, 1, "mm_cid:v6.13");\n',
+    'tests/test_main.c': '    mm_cid_tests,\n',                     /* not marked registry */
+    'tests/sim_test_util.h': 'static const char *algo = "cpupri"; /* registry */\n', /* not a registry file */
+  });
+  assert.deepEqual(problems.map((p) => p.split(': ')[0]).sort(), [
+    'tests/sim_test_util.h:1',
+    'tests/test_main.c:1',
+    'tests/test_sim_core.c:1',
+    'tools/ingest/tally.c:2',
+    'tools/layout/struct_layout.c:2',
+  ]);
+});
+
+test('a model\'s header outside its folder fails, even named after it', () => {
+  const problems = nameProblemsOf({
+    ...MODELS,
+    'include/kscope/cpupri.h': '/* the cpupri views */\n',
+    'include/kscope/native/conform.h': '/* the mm_cid conform host */\n',
+  });
+  assert.deepEqual(problems.map((p) => p.split(': ')[0]).sort(),
+    ['include/kscope/cpupri.h:1', 'include/kscope/native/conform.h:1']);
+});
+
+test('the ABI name passes only written as a field, not near the word rseq', () => {
+  const problems = nameProblemsOf({
+    ...MODELS,
+    'src/sched/sim.c': [
+      '    .mm_cid = sched_task_rseq_cid(s, t),',
+      '/* rseq: the mm_cid model decides */',
+      '    return "mm_cid:v6.18";   /* for rseq workloads */',
+      '    static const char *const indexes[] = { "cpu", "mm_cid" };   /* rseq fields */',
+      '    ops = sched_ops_find("mm_cid", &v);',
+      ' *   reads its rseq cpu_id or mm_cid; librseq\'s BUILDOPT_RSEQ_PERCPU_MM_CID',
+    ].join('\n') + '\n',
+  });
+  assert.deepEqual(problems.map((p) => p.split(': ')[0]), ['src/sched/sim.c:2', 'src/sched/sim.c:3', 'src/sched/sim.c:5']);
+});
+
+test('READMEs, JSON and the Makefile are read; src/trace, fuzz and fixture data are not', () => {
+  const problems = nameProblemsOf({
+    ...MODELS,
+    'Makefile': '# build the mm_cid tests\n',
+    'workloads/README.md': '| seed.json | run it with mm_cid:v6.13 |\n',
+    'tests/fixtures/README.md': 'captured with the mm_cid model on\n',
+    'src/trace/README.md': 'the mm_cid model\n',
+  });
+  assert.deepEqual(problems.map((p) => p.split(': ')[0]).sort(),
+    ['Makefile:1', 'tests/fixtures/README.md:1', 'workloads/README.md:1']);
+});
+
+test('the command fails on a leak in tests/', () => {
+  const bad = makeTree({ ...MODELS, 'tests/test_workload.c': '/* the mm_cid model */\n' });
+  try {
+    assert.throws(() => execFileSync('node', [SCRIPT, bad], { cwd: bad, encoding: 'utf8' }), (err) => {
+      assert.equal(err.status, 1);
+      assert.match(err.stdout, /^tests\/test_workload\.c:1: names the model "mm_cid"/m);
+      return true;
+    });
+  } finally {
+    rmSync(bad, { recursive: true, force: true });
+  }
 });

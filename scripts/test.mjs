@@ -97,7 +97,7 @@ const suites = [
     counts: null,
   },
   {
-    name: 'C layering rule (base <- machine <- sched <- algo; trace, store on base; model names only on registry lines)',
+    name: 'C layering rule (base <- machine <- sched <- algo; trace, store on base; a model named only in its folders, on registry lines, as an ABI field)',
     cmd: ['node', ['scripts/check-c-layering.mjs']],
     counts: null,
   },

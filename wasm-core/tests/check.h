@@ -45,7 +45,9 @@ typedef struct test_case {
     void (*fn)(void);
 } test_case;
 
-/* Each test_<module>.c defines one of these lists, ending with {0}. */
+/* Each test_<module>.c defines one of these lists, ending with {0}; a model's tests sit in
+ * its folder, tests/<name>/, with their lists on one registry line each here and in
+ * test_main.c (scripts/check-c-layering.mjs: no other line of tests/ names a model). */
 extern const test_case status_tests[];
 extern const test_case topology_tests[];
 extern const test_case topology_preset_tests[];
@@ -60,9 +62,6 @@ extern const test_case sim_snapshot_tests[];
 extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];
 extern const test_case kmem_event_tests[];
-extern const test_case mm_cid_tests[];
-extern const test_case mm_cid_lesson_tests[];
-extern const test_case conform_tests[];
 extern const test_case tracedat_tests[];
 extern const test_case tracedat_compressed_tests[];
 extern const test_case tracedat_instances_tests[];
@@ -70,5 +69,6 @@ extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
 extern const test_case parquet_tests[];
 extern const test_case trace_decoder_tests[];
+extern const test_case mm_cid_tests[], mm_cid_lesson_tests[], mm_cid_conform_tests[], mm_cid_tracepoint_tests[]; /* registry */
 
 #endif

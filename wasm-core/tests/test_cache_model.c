@@ -295,7 +295,7 @@ static void area_goes_cold_after_a_gap(void)
     ks_access_cost c;
     for (int k = 0; busy && quiet && k < 2; k++) {
         ks_cache *cache = k ? quiet : busy;
-        int32_t obj = add_object(cache, "mm_cid data area", area, 0);
+        int32_t obj = add_object(cache, "per-cid data area", area, 0);
         uint64_t t = 5000;
         CHECK_EQ_INT(ks_cache_access(cache, 3, obj, 0, area, 1, t, &c), KS_OK);
         CHECK_EQ_INT(c.lines, lines);

@@ -134,8 +134,8 @@ static void intermittent_threads_take_turns_on_their_cpus(void)
     }
     CHECK_EQ_INT(max_running, 1);
     CHECK_EQ_INT(misplaced, 0);
-    /* Bursts start every 10 ms + a burst: 40 in 400 ms. "none" has no mm_cid: the
-     * areas are indexed by cpu_id, the benchmark's fallback. */
+    /* Bursts start every 10 ms + a burst: 40 in 400 ms. "none" leaves rseq->mm_cid at -1:
+     * the areas are indexed by cpu_id, the benchmark's fallback. */
     uint32_t n = ks_sim_burst_count(t.sim);
     const ks_burst_cost *b = ks_sim_burst_costs(t.sim);
     CHECK_EQ_INT(n, 40);
@@ -597,10 +597,11 @@ static void intermittent_fixed_follows_librseq(void)
 }
 
 /* Until the last thread is done, finished threads spin: they stay on their CPU with
- * their cid (6.13 here), so the mm keeps threads >= CPUs as librseq intends. */
+ * their cid (from the model "auto" plugs in for an rseq workload: the registry's
+ * choice), so the mm keeps threads >= CPUs as librseq intends. */
 static void intermittent_fixed_spinners_keep_running(void)
 {
-    test_sim t = test_sim_new("epyc-9654-2s", librseq6, 3, "mm_cid:v6.13");
+    test_sim t = test_sim_new("epyc-9654-2s", librseq6, 3, "auto");
     CHECK_EQ_INT(t.status, KS_OK);
     int max_running = 0, min_running_late = 99;
     ks_event ev;

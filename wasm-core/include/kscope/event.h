@@ -100,7 +100,7 @@ typedef struct ks_ev_sched_process_exit {
     int32_t group_dead;         /* 1: last thread of its process; 0: not; -1: not recorded */
 } ks_ev_sched_process_exit;
 
-/* rseq_update: cpu_id=%d node_id=%d mm_cid=%d  (node_id/mm_cid since Linux 6.3; -1 when absent) */
+/* rseq_update: cpu_id=%d node_id=%d mm_cid=%d  (the last two since Linux 6.3; -1 when absent) */
 typedef struct ks_ev_rseq_update {
     int32_t cpu_id;
     int32_t node_id;

@@ -153,7 +153,7 @@ typedef struct ks_burst_cost {
     uint64_t ts_ns;        /* when the burst started */
     int32_t tid;
     int32_t cpu;
-    int32_t index;         /* area swept: the cpu_id or the mm_cid the thread read from rseq */
+    int32_t index;         /* area swept: the rseq cpu_id or mm_cid the thread read */
     int32_t flags;         /* KS_BURST_* */
     uint64_t cost_ns;      /* modelled cost of the sweep (of all the warm-up's sweeps) */
 } ks_burst_cost;

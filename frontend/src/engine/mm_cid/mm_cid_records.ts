@@ -1,5 +1,5 @@
 /*
- * The mm_cid model's C records (kscope/mm_cid.h), decoded from bytes.
+ * The mm_cid model's C records (kscope/mm_cid/mm_cid.h), decoded from bytes.
  *
  * Pure functions over typed-array views, like sim_records.ts: no wasm calls, no
  * import of the Emscripten module. Layouts (all _Static_assert-ed in the header):
@@ -28,7 +28,7 @@ export const MM_CID_LESSON_BYTES = 152
 export const MM_CID_VIEW_REQUEST_BYTES = 16
 export const MM_CID_LOG_VIEW_BYTES = 24
 
-/** KS_MM_CID_VIEW_*: which view ks_sim_model_view_get writes (kscope/mm_cid.h). */
+/** KS_MM_CID_VIEW_*: which view ks_sim_model_view_get writes (kscope/mm_cid/mm_cid.h). */
 export const MM_CID_VIEW = { LESSON_SIZE: 0, LESSON: 1, MM: 2, MASK: 3, PCPU: 4, LOG: 5, PATH: 6 } as const
 
 /** Writes a ks_mm_cid_view_request at `at` (the view then overwrites it). */

@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#include "kscope/mm_cid.h"
+#include "kscope/mm_cid/mm_cid.h"
 #include "../../sched/sched_ops.h"
 
 #define MM_CID_UNSET (-1)
@@ -133,7 +133,7 @@ void mm_cid_log_truncate(mm_cid_state *st, uint64_t seq);
 
 /* ---- mm_cid_view.c -------------------------------------------------------- */
 
-/* The model's ks_sim_model_view_get (the view_get hook): kscope/mm_cid.h's views. */
+/* The model's ks_sim_model_view_get (the view_get hook): kscope/mm_cid/mm_cid.h's views. */
 int32_t mm_cid_view_get(void *state, ks_sim *sim, void *buf, uint32_t len);
 /* 0 if the allocator's invariants hold for every mm; else -1 with a reason. */
 int32_t mm_cid_check_invariants(const ks_sim *sim, char *why, int32_t why_len);

@@ -1,11 +1,11 @@
 /*
- * Conformance of the mm_cid model with a real kernel (kscope/conform.h): the model's
+ * Conformance of the mm_cid model with a real kernel (kscope/mm_cid/native/conform.h): the model's
  * classifier on the generic trace-replay host (src/sched/replay.c).
  *
  * The host replays the trace's scheduling events through mm_cid_ops (switches,
  * forks, migrations, exits, inferred affinity, gaps); this file is the client that
  * compares, at every rseq_update, the cid the model gives the task with the one the
- * kernel reported, and names the cause of each disagreement (kscope/conform.h lists
+ * kernel reported, and names the cause of each disagreement (kscope/mm_cid/native/conform.h lists
  * them). What the host assumes where the trace is silent is replay.c's essay; what
  * is particular to mm_cid:
  *   - the tick, and with it the 100 ms scan (task_tick_mm_cid queues
@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kscope/native/conform.h"
+#include "kscope/mm_cid/native/conform.h"
 #include "mm_cid.h"
 #include "../../base/imap.h"
 #include "../../sched/replay.h"

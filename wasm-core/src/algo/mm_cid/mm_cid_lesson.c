@@ -1,5 +1,5 @@
 /*
- * mm_cid, part four: the lesson view (ks_mm_cid_lesson_get, kscope/mm_cid.h).
+ * mm_cid, part four: the lesson view (ks_mm_cid_lesson_get, kscope/mm_cid/mm_cid.h).
  *
  * Why one call. The browser redraws the lesson up to 60 times a second, and every
  * JS -> wasm call costs a crossing; reading the per-mm scalars, two masks, the

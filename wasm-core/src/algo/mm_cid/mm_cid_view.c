@@ -1,5 +1,5 @@
 /*
- * mm_cid, part three: what the lesson sees (kscope/mm_cid.h) and the invariant
+ * mm_cid, part three: what the lesson sees (kscope/mm_cid/mm_cid.h) and the invariant
  * check the tests run after every step. The decision log they read is
  * mm_cid_log.c.
  */

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "sim_test_util.h"
-#include "../src/sched/sim_internal.h"
-#include "../src/algo/mm_cid/mm_cid.h"
+#include "../check.h"
+#include "../sim_test_util.h"
+#include "../../src/sched/sim_internal.h"
+#include "../../src/algo/mm_cid/mm_cid.h"
 
 #define MS 1000000ull
 

@@ -1,5 +1,5 @@
 /*
- * kscope/mm_cid.h: what the mm_cid lesson's views read from a simulation that
+ * kscope/mm_cid/mm_cid.h: what the mm_cid lesson's views read from a simulation that
  * runs the RSEQ concurrency-ID allocator (algo "mm_cid:v6.12", "mm_cid:v6.13",
  * "mm_cid:v6.18"; "+no_recent_cid" / "+task_nr_cpus_allowed" after a 6.13+ variant
  * take one part of 7e019dc out, for teaching; see src/algo/mm_cid/mm_cid.c for the model

@@ -1,5 +1,5 @@
 /*
- * kscope/conform.h: conformance of the mm_cid model with a real kernel.
+ * kscope/mm_cid/native/conform.h: conformance of the mm_cid model with a real kernel.
  *
  * Replays a trace's scheduling events (ks_event records: a decoded real trace,
  * or a simulated run) through one variant of kscope's mm_cid model

@@ -1,6 +1,6 @@
 /*
  * src/algo/mm_cid/mm_cid_conform.c: replaying events through the mm_cid model and comparing
- * its cids with the rseq_update records' (kscope/conform.h).
+ * its cids with the rseq_update records' (kscope/mm_cid/native/conform.h).
  *
  * Two kinds of test: traces written by hand, where the variants must disagree in
  * the way 7e019dc says (recent_cid after a > 100 ms gap), and simulated runs
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "sim_test_util.h"
-#include "kscope/native/conform.h"
-#include "kscope/mm_cid.h"
+#include "../check.h"
+#include "../sim_test_util.h"
+#include "kscope/mm_cid/native/conform.h"
+#include "kscope/mm_cid/mm_cid.h"
 
 #define MS 1000000ull
 
@@ -466,7 +466,7 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     CHECK_EQ_INT(s.gaps, 1);
 }
 
-const test_case conform_tests[] = {
+const test_case mm_cid_conform_tests[] = {
     { "conform: a scan run unseen after a switch-in is named; context_switch events name prev",
       unseen_scan_at_a_return_after_switch_in },
     { "conform: on a kernel the scan runs where the trace shows task_work ran",

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "kscope/mm_cid.h"
-#include "sim_test_util.h"
+#include "../check.h"
+#include "kscope/mm_cid/mm_cid.h"
+#include "../sim_test_util.h"
 
 /* librseq's pacing, 4 threads pinned on classroom-8's CPUs 0, 2, 4, 6: the warm-up's
  * ticks run the scan, so 6.12 and 6.13 hand out different cids. */
