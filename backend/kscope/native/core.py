@@ -218,7 +218,7 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_systrace_decoder_feed": ([_Handle, ctypes.c_void_p, _i32, _Handle], _i32),
     "ks_systrace_decoder_finish": ([_Handle, _Handle], _i32),
     "ks_systrace_decoder_stats": ([_Handle, _P(st.KsSystraceStats)], _i32),
-    # conform.h (structs in conform.py, passed by address)
+    # a model's native/conform.h (its structs live in the model's own binding, passed by address)
     "ks_conform_new": ([_str, _i32, _i32, _i32, _HandleOut], _i32),
     "ks_conform_free": ([_Handle], None),
     "ks_conform_feed": ([_Handle, ctypes.c_void_p, _u32], _i32),

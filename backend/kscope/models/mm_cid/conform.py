@@ -1,7 +1,7 @@
 """mm_cid conformance: a real trace's rseq_update mm_cids beside the model's.
 
 The generic host (kscope/conform.py) reads the trace into time-ordered ks_event
-records; here they go to the C replay (wasm-core/include/kscope/native/conform.h), which
+records; here they go to the C replay (wasm-core/include/kscope/mm_cid/native/conform.h), which
 drives one variant of the mm_cid model with the trace's forks, switches,
 migrations and exits, ticks it every 1/HZ while a task of an mm runs, and
 compares its cid with each rseq_update's mm_cid.

@@ -1,4 +1,4 @@
-"""The binding of the mm_cid conformance replay (wasm-core/include/kscope/native/conform.h):
+"""The binding of the mm_cid conformance replay (wasm-core/include/kscope/mm_cid/native/conform.h):
 ks_event records in, agreement counts out. The mm_cid model's own: generic code reaches it through
 the registry (kscope.models.registry), never directly."""
 

@@ -1,5 +1,5 @@
 """`kscope conform`: a trace's scheduling events replayed through the mm_cid model, every
-rseq_update's mm_cid compared with the model's (wasm-core/include/kscope/conform.h)."""
+rseq_update's mm_cid compared with the model's (wasm-core/include/kscope/mm_cid/native/conform.h)."""
 
 import json
 from pathlib import Path
