@@ -367,10 +367,11 @@ static int32_t __mm_cid_try_get(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *
     return cid;
 }
 
-/* mm_cid_snapshot_time(): the CPU used its cid now. */
+/* mm_cid_snapshot_time(): the CPU used its cid now, by its own rq->clock (which
+ * __schedule() has just updated: the callers run inside context_switch()). */
 static void mm_cid_snapshot_time(const ks_sim *sim, mm_cid_mm *m, int32_t cpu)
 {
-    m->pcpu[cpu].time = sched_now(sim);
+    m->pcpu[cpu].time = sched_rq_clock(sim, cpu);
 }
 
 /* __mm_cid_get(): try, stamp the time; then the allocation that raced with a remote clear
