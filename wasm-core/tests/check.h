@@ -63,6 +63,8 @@ extern const test_case kmem_event_tests[];
 extern const test_case mm_cid_tests[];
 extern const test_case mm_cid_lesson_tests[];
 extern const test_case conform_tests[];
+extern const test_case rq_clock_tests[];
+extern const test_case mm_cid_rq_clock_tests[];
 extern const test_case tracedat_tests[];
 extern const test_case tracedat_compressed_tests[];
 extern const test_case tracedat_instances_tests[];
