@@ -388,6 +388,9 @@ static void race_with_remote_clear_stays_below_nr_cpus_allowed(void)
 
 /* The same interleaving through the real scheduler ("+race": every remote clear keeps its
  * window open until the next allocation): two pipe partners allowed on CPUs 0-1 of 8. */
+/* Each thread works 250 ms while the other's CPU idles: long enough for the scan to find
+ * the idle CPU's cid 100 ms old by that CPU's rq clock, which lags the time by up to
+ * 32 ms + a tick (src/sched/rq.c). */
 static void race_in_a_whole_run(void)
 {
     static const char json[] =
@@ -580,11 +583,7 @@ static void intermittent_v613_keeps_each_threads_cid(void)
     CHECK(old.bursts >= 40 && cur.bursts >= 40);
     CHECK(old.nr_scans > 5 && cur.nr_scans > 5);            /* the scan did run */
     CHECK(old.changed > (int)old.bursts / 2);               /* threads lose their cid... */
-    /* ...mostly to cids 0 and 1. Not all: nothing else runs on this machine, so an idle
-     * CPU's rq clock moves only when the next burst's CPU goes idle or ticks (the nohz
-     * blocked-load update, src/sched/rq.c), and the previous burst's CPU, idle for one
-     * turn, still looks fresh to the scan of the next burst: it keeps its cid. */
-    CHECK(old.low > (int)old.bursts / 2);
+    CHECK(old.low > (int)old.bursts * 3 / 4);               /* ...to cids 0 and 1 */
     CHECK_EQ_INT(cur.changed, 0);                           /* each thread its own, always */
 }
 

@@ -155,8 +155,7 @@ static void busy_cpu_ticks_move_idle_clocks(void)
 }
 
 /* The simulator: a CPU's clock never runs ahead of time, is its switch time right after a
- * switch-in, and an idle CPU's clock can stand still for a whole turn of seed 000's
- * benchmark (200 ms apart: nothing else runs on the machine). */
+ * switch, and an idle CPU's clock stands still between the nohz blocked-load updates. */
 static void simulator_clock_follows_the_same_rules(void)
 {
     static const char json[] =
@@ -184,7 +183,9 @@ static void simulator_clock_follows_the_same_rules(void)
     }
     CHECK_EQ_INT(ahead, 0);
     CHECK_EQ_INT(switch_stale, 0);
-    CHECK(max_idle_lag >= 150 * MS);            /* idle clocks stood still for a turn */
+    /* idle clocks lag, but the machine's housekeeping (SIM_HOUSEKEEPING, rq.c) runs the
+     * nohz blocked-load update every 32 ms, at a 4 ms tick: never by more than 36 ms */
+    CHECK(max_idle_lag > 4 * MS && max_idle_lag <= 36 * MS);
     test_sim_free(&t);
 }
 

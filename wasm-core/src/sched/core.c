@@ -725,8 +725,9 @@ void sched_cpu_timer(ks_sim *s, int32_t cpu)
 }
 
 /* sched_tick() on every busy CPU, then the periodic balance (sched_balance_domains).
- * An idle CPU's tick is stopped (NO_HZ_IDLE): its rq clock moves only through the busy
- * CPUs' nohz kick (rq.c) or a pull onto it (enqueue). */
+ * An idle CPU's tick is stopped (NO_HZ_IDLE): its rq clock moves only through the nohz
+ * blocked-load update (a busy CPU's kick, the machine's housekeeping: rq.c) or a pull
+ * onto it (enqueue). */
 void sched_tick(ks_sim *s)
 {
     for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++)
@@ -736,6 +737,7 @@ void sched_tick(ks_sim *s)
                 s->ops->tick(s->algo, s, cpu, s->rqs[cpu].curr);
             rq_tick_blocked_kick(s, cpu);               /* nohz_balancer_kick() */
         }
+    rq_housekeeping_tick(s);                            /* the rest of the machine (rq.c) */
     for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++) {
         if (s->ops->balance && s->ops->balance(s->algo, s, cpu))
             continue;

@@ -389,8 +389,23 @@ static void run_ticks(sched_replay *r, uint64_t ts)
             }
             replay_tick(r, cpu, curr);
         }
-        if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
-            r->next_tick = (ts / r->tick_ns) * r->tick_ns;
+        if (!any) {
+            /* no task of an mm runs anywhere: skip to the tick after ts, running the
+             * simulator's housekeeping update (rq.c) at the grid ticks it falls on */
+            uint64_t last = (ts / r->tick_ns) * r->tick_ns;
+            while (h->core.nohz_next_blocked <= last) {
+                uint64_t at = (h->core.nohz_next_blocked + r->tick_ns - 1) / r->tick_ns * r->tick_ns;
+                if (at < r->next_tick)
+                    at = r->next_tick;
+                if (at > last)
+                    break;
+                h->core.now = at;
+                rq_housekeeping_tick(h);
+            }
+            r->next_tick = last;
+        } else {
+            rq_housekeeping_tick(h);
+        }
         r->next_tick += r->tick_ns;
     }
 }

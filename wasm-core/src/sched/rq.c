@@ -241,3 +241,20 @@ void rq_tick_blocked_kick(ks_sim *s, int32_t cpu)
 {
     nohz_blocked_update(s, cpu);
 }
+
+/*
+ * The simulator's machine runs nothing but the workload, and a real one never does:
+ * kworkers, RCU callbacks, timers and their softirqs wake some CPU every few
+ * milliseconds on an otherwise idle many-core server, and each of those CPUs goes
+ * newly idle again, starting the blocked-load update above once it is due. So the
+ * simulator assumes (labelled: SIM_HOUSEKEEPING) that the update runs every
+ * LOAD_AVG_PERIOD, at the first tick after it is due, whatever the workload does: an
+ * idle CPU's clock then lags by at most 32 ms plus a tick. The trace replay of a real
+ * kernel does not assume it: it moves clocks only where the trace's own events (or the
+ * ticks of CPUs it shows busy) say; the replay of a simulated trace (tick grid) does
+ * what the simulator did.
+ */
+void rq_housekeeping_tick(ks_sim *s)
+{
+    nohz_blocked_update(s, -1);
+}

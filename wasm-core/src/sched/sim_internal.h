@@ -273,6 +273,9 @@ void rq_update_clock(ks_sim *s, int32_t cpu);           /* update_rq_clock(): rq
  * cpu's tick has run (nohz_balancer_kick). */
 void rq_newidle_blocked_update(ks_sim *s, int32_t cpu);
 void rq_tick_blocked_kick(ks_sim *s, int32_t cpu);
+/* The simulator's assumption of kernel housekeeping elsewhere on the machine: the same
+ * update at every tick once it is due (rq.c). */
+void rq_housekeeping_tick(ks_sim *s);
 int32_t rq_nr_running(const ks_sim *s, int32_t cpu);    /* curr + queued */
 int32_t rq_rt_level(const ks_sim *s, int32_t cpu);      /* highest RT prio, or 140 */
 
