@@ -30,6 +30,16 @@
  *     time, as the simulator does. Replaying a kernel, the real ticks' phase is
  *     unknown: the grid is off and the client runs the hook where the trace shows
  *     the tick's work ran (replay_tick);
+ *   - each CPU's rq clock (rq.c): moved at its switches (__schedule), at a
+ *     sched_wakeup / sched_wakeup_new whose target it is and a migration onto it
+ *     (the enqueue), at a CPU going newly idle (the nohz blocked-load update of
+ *     every idle CPU, at most every 32 ms), and - ticks not being traced - at the
+ *     ticks of the CPUs it shows running a task: replaying a kernel, each busy
+ *     CPU's tick kicks that update one tick after it is due (busy_tick_kicks),
+ *     and the tick hook sees the busy CPUs' clocks at the replay's time. Other
+ *     updates of an idle CPU's clock (interrupt work, the nohz idle balance) are
+ *     not seen. With the tick grid (a simulated trace) the simulator's
+ *     housekeeping update runs at the grid's ticks, as the simulator ran it;
  *   - mm identity: the tgid. Traces without a TGID column get it from the
  *     capture header, sched_process_fork or the pid (backend/kscope/tgids.py);
  *     a task still without one is replayed without an mm;

@@ -17,7 +17,10 @@
  *
  * The rq also maintains the machine-wide masks the balancer scans instead of
  * visiting every CPU: idle CPUs, CPUs with waiting fair tasks, and CPUs with
- * waiting RT tasks (the kernel's root_domain rto_mask).
+ * waiting RT tasks (the kernel's root_domain rto_mask); and the rq clock
+ * (rq->clock, at the end of this file): the time as that CPU last read it,
+ * which stands still while the CPU idles. Models read it through
+ * sched_rq_clock (mm_cid's age test; cpupri and LLC models may too).
  */
 #include "sim_internal.h"
 
