@@ -62,6 +62,7 @@ extern const test_case sim_snapshot_tests[];
 extern const test_case ftrace_decode_tests[];
 extern const test_case ftrace_export_tests[];
 extern const test_case kmem_event_tests[];
+extern const test_case rq_clock_tests[];
 extern const test_case tracedat_tests[];
 extern const test_case tracedat_compressed_tests[];
 extern const test_case tracedat_instances_tests[];
@@ -69,6 +70,6 @@ extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
 extern const test_case parquet_tests[];
 extern const test_case trace_decoder_tests[];
-extern const test_case mm_cid_tests[], mm_cid_lesson_tests[], mm_cid_conform_tests[], mm_cid_tracepoint_tests[]; /* registry */
+extern const test_case mm_cid_tests[], mm_cid_lesson_tests[], mm_cid_conform_tests[], mm_cid_tracepoint_tests[], mm_cid_rq_clock_tests[]; /* registry */
 
 #endif

@@ -409,6 +409,7 @@ static void move_queued_task(ks_sim *s, int32_t task, int32_t dst, int32_t event
     rq_dequeue(s, src, task);
     if (!task_is_rt(p))
         p->vruntime += s->rqs[dst].min_vruntime - s->rqs[src].min_vruntime;
+    rq_update_clock(s, dst);            /* attach_tasks(): dst's clock before activate_task */
     emit_migrate(s, event_cpu, task, src, dst);
     if (s->ops->migrate)
         s->ops->migrate(s->algo, s, task, src, dst);
@@ -530,6 +531,7 @@ void sched_schedule(ks_sim *s, int32_t cpu, int64_t prev_state, int preempt)
     sim_rq *rq = &s->rqs[cpu];
     int32_t prev = rq->curr;
     rq->need_resched = 0;
+    rq_update_clock(s, cpu);                            /* __schedule(): update_rq_clock() */
     if (s->core.deferring_cpu == cpu)
         s->core.deferring_cpu = -1;
     if (prev >= 0) {
@@ -557,6 +559,8 @@ void sched_schedule(ks_sim *s, int32_t cpu, int64_t prev_state, int preempt)
     if (s->ops->switch_to)
         s->ops->switch_to(s->algo, s, prev, next, cpu);
     rq_set_curr(s, cpu, next);
+    if (next < 0 && prev >= 0)
+        rq_newidle_blocked_update(s, cpu);              /* nohz_newidle_balance() */
     if (next >= 0) {
         sim_task *n = &s->tasks[next];
         n->state = KS_TASK_RUNNING;
@@ -583,6 +587,7 @@ void sched_wake(ks_sim *s, int32_t task, int32_t waker_cpu)
     emit_wakeup(s, KS_EV_SCHED_WAKING, waker_cpu, task, prev);
     int32_t cpu = select_task_rq(s, task, prev, SCHED_WF_TTWU);
     sched_update_curr(s, cpu);
+    rq_update_clock(s, cpu);                            /* ttwu_queue(): before activate_task */
     if (cpu != prev) {                                  /* set_task_cpu() */
         emit_migrate(s, waker_cpu, task, prev, cpu);
         if (!task_is_rt(p))
@@ -719,13 +724,20 @@ void sched_cpu_timer(ks_sim *s, int32_t cpu)
     arm_cpu_timer(s, cpu);
 }
 
-/* sched_tick() on every busy CPU, then the periodic balance (sched_balance_domains). */
+/* sched_tick() on every busy CPU, then the periodic balance (sched_balance_domains).
+ * An idle CPU's tick is stopped (NO_HZ_IDLE): its rq clock moves only through the nohz
+ * blocked-load update (a busy CPU's kick, the machine's housekeeping: rq.c) or a pull
+ * onto it (enqueue). */
 void sched_tick(ks_sim *s)
 {
-    if (s->ops->tick)
-        for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++)
-            if (s->rqs[cpu].curr >= 0)
+    for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++)
+        if (s->rqs[cpu].curr >= 0) {
+            rq_update_clock(s, cpu);
+            if (s->ops->tick)
                 s->ops->tick(s->algo, s, cpu, s->rqs[cpu].curr);
+            rq_tick_blocked_kick(s, cpu);               /* nohz_balancer_kick() */
+        }
+    rq_housekeeping_tick(s);                            /* the rest of the machine (rq.c) */
     for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++) {
         if (s->ops->balance && s->ops->balance(s->algo, s, cpu))
             continue;
@@ -754,6 +766,7 @@ int32_t sched_max_tasks(const ks_sim *sim) { return sim->max_tasks; }
 int32_t sched_nr_tasks(const ks_sim *sim) { return sim->core.nr_tasks; }
 int32_t sched_max_mms(const ks_sim *sim) { return sim->max_mms; }
 uint64_t sched_now(const ks_sim *sim) { return sim->core.now; }
+uint64_t sched_rq_clock(const ks_sim *sim, int32_t cpu) { return sim->rqs[cpu].clock; }
 const ks_topology *sched_topology(const ks_sim *sim) { return sim->topo; }
 const ks_cpu *sched_cpu_info(const ks_sim *sim, int32_t cpu) { return &sim->cpu_info[cpu]; }
 ks_cache *sched_cache(ks_sim *sim) { return sim->cache; }

@@ -30,6 +30,16 @@
  *     time, as the simulator does. Replaying a kernel, the real ticks' phase is
  *     unknown: the grid is off and the client runs the hook where the trace shows
  *     the tick's work ran (replay_tick);
+ *   - each CPU's rq clock (rq.c): moved at its switches (__schedule), at a
+ *     sched_wakeup / sched_wakeup_new whose target it is and a migration onto it
+ *     (the enqueue), at a CPU going newly idle (the nohz blocked-load update of
+ *     every idle CPU, at most every 32 ms), and - ticks not being traced - at the
+ *     ticks of the CPUs it shows running a task: replaying a kernel, each busy
+ *     CPU's tick kicks that update one tick after it is due (busy_tick_kicks),
+ *     and the tick hook sees the busy CPUs' clocks at the replay's time. Other
+ *     updates of an idle CPU's clock (interrupt work, the nohz idle balance) are
+ *     not seen. With the tick grid (a simulated trace) the simulator's
+ *     housekeeping update runs at the grid's ticks, as the simulator ran it;
  *   - mm identity: the tgid. Traces without a TGID column get it from the
  *     capture header, sched_process_fork or the pid (backend/kscope/tgids.py);
  *     a task still without one is replayed without an mm;
@@ -236,9 +246,14 @@ static void do_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
         }
         n->cpu = cpu;
     }
+    rq_update_clock(h, cpu);            /* __schedule(): update_rq_clock() */
+    if (next >= 0 && h->rqs[cpu].curr < 0)
+        r->cpus[cpu].busy_since = h->core.now;
     CALL(r, switch_before, prev, next, cpu);
     model_switch(r, prev, next, cpu);
     h->rqs[cpu].curr = next;
+    if (next < 0 && prev >= 0)
+        rq_newidle_blocked_update(h, cpu);  /* the idle CPUs' clocks (rq.c) */
     if (next >= 0) {
         h->tasks[next].state = KS_TASK_RUNNING;
         r->tasks[next].ran = 1;
@@ -271,6 +286,7 @@ static void stopper_migration(sched_replay *r, int32_t pid, int32_t src, int32_t
     r->stats.stopper_migrations++;
     pin_task(r, t, dst);
     h->tasks[t].cpu = dst;
+    rq_update_clock(h, dst);            /* move_queued_task(): enqueued on dst */
     model_migrate(r, t, src, dst);
 }
 
@@ -307,13 +323,61 @@ static void reconcile(sched_replay *r, const ks_event *ev, int32_t pid)
     do_switch(r, believed, named, cpu);
 }
 
+/* The clocks of the CPUs that run a task: sched_tick() updates them every 1/hz, at times
+ * the trace does not show; taken as now (at most one tick late in the kernel). */
+static void update_busy_clocks(sched_replay *r)
+{
+    ks_sim *h = &r->host;
+    for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++)
+        if (h->rqs[cpu].curr >= 0)
+            rq_update_clock(h, cpu);
+}
+
 void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
 {
     r->stats.ticks++;
+    update_busy_clocks(r);
     CALL(r, tick_before, cpu, curr);
     if (r->ops->tick)
         r->ops->tick(r->host.algo, &r->host, cpu, curr);
+    rq_tick_blocked_kick(&r->host, cpu);   /* the tick's nohz_balancer_kick() (rq.c) */
     CALL(r, tick_after, cpu, curr);
+}
+
+/* Replaying a kernel (no tick grid), the busy CPUs' ticks are not traced, but they ran:
+ * every 1/hz on each CPU that runs a task. Each such tick kicks the nohz blocked-load
+ * update once it is due (nohz_balancer_kick; rq.c), which moves the idle CPUs' clocks.
+ * Applied before each event: every kick due since the last one, at the first tick after
+ * nohz.next_blocked of a CPU busy since before it (its phase unknown: taken as one tick
+ * after next_blocked, or after the CPU's switch-in). */
+static void busy_tick_kicks(sched_replay *r)
+{
+    ks_sim *h = &r->host;
+    uint64_t now = h->core.now;
+    if (r->tick_grid)
+        return;
+    for (int guard = 0; guard < 1000; guard++) {
+        uint64_t due = h->core.nohz_next_blocked + r->tick_ns;
+        if (due > now)
+            break;
+        int32_t kicker = -1;
+        uint64_t at = now + 1;
+        for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
+            if (h->rqs[cpu].curr < 0)
+                continue;
+            uint64_t first = r->cpus[cpu].busy_since + r->tick_ns;
+            uint64_t t = first > due ? first : due;
+            if (t < at) {
+                at = t;
+                kicker = cpu;
+            }
+        }
+        if (kicker < 0 || at > now)
+            break;
+        h->core.now = at;
+        rq_tick_blocked_kick(h, kicker);
+        h->core.now = now;
+    }
 }
 
 /* The tick grid (replay_set_tick_grid): the ticks of the 1/hz grid up to and including
@@ -335,8 +399,23 @@ static void run_ticks(sched_replay *r, uint64_t ts)
             }
             replay_tick(r, cpu, curr);
         }
-        if (!any)   /* no task of an mm runs anywhere: skip to the tick after ts */
-            r->next_tick = (ts / r->tick_ns) * r->tick_ns;
+        if (!any) {
+            /* no task of an mm runs anywhere: skip to the tick after ts, running the
+             * simulator's housekeeping update (rq.c) at the grid ticks it falls on */
+            uint64_t last = (ts / r->tick_ns) * r->tick_ns;
+            while (h->core.nohz_next_blocked <= last) {
+                uint64_t at = (h->core.nohz_next_blocked + r->tick_ns - 1) / r->tick_ns * r->tick_ns;
+                if (at < r->next_tick)
+                    at = r->next_tick;
+                if (at > last)
+                    break;
+                h->core.now = at;
+                rq_housekeeping_tick(h);
+            }
+            r->next_tick = last;
+        } else {
+            rq_housekeeping_tick(h);
+        }
         r->next_tick += r->tick_ns;
     }
 }
@@ -357,6 +436,7 @@ static void on_event(sched_replay *r, const ks_event *ev)
     r->last_ts = ev->ts_ns;
     run_ticks(r, ev->ts_ns);
     h->core.now = ev->ts_ns;
+    busy_tick_kicks(r);
     int32_t cpu = ev->cpu;
     switch (ev->type) {
     case KS_EV_SCHED_SWITCH: {
@@ -392,6 +472,7 @@ static void on_event(sched_replay *r, const ks_event *ev)
             pin_task(r, t, m->dest_cpu);
         }
         h->tasks[t].cpu = m->dest_cpu;
+        rq_update_clock(h, m->dest_cpu);    /* enqueued there next (ttwu_queue, attach_tasks) */
         CALL(r, migrated, t, m->orig_cpu, m->dest_cpu);
         model_migrate(r, t, m->orig_cpu, m->dest_cpu);
         break;
@@ -405,6 +486,16 @@ static void on_event(sched_replay *r, const ks_event *ev)
         if (r->ops->task_exit)
             r->ops->task_exit(h->algo, h, t);
         h->tasks[t].state = KS_TASK_DEAD;
+        break;
+    }
+    case KS_EV_SCHED_WAKEUP:
+    case KS_EV_SCHED_WAKEUP_NEW: {
+        reconcile(r, ev, ev->pid);
+        /* recorded by ttwu_do_activate() / wake_up_new_task() right after the target's
+         * update_rq_clock(), on whichever CPU took the target's rq lock */
+        int32_t target = ev->u.sched_wakeup.target_cpu;
+        if (target >= 0 && target < h->nr_cpus)
+            rq_update_clock(h, target);
         break;
     }
     default:

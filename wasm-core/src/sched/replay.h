@@ -35,6 +35,7 @@ typedef struct replay_cpu {
     int32_t ctx_prev;       /* prev_pid of the last sched_switch here while no other event
                                has followed it (inside context_switch()); -1 none */
     uint64_t gap_ts;
+    uint64_t busy_since;    /* when it last switched from idle to a task (its ticks run) */
 } replay_cpu;
 
 /* Counts the host keeps (the fields of ks_conform_summary that are not a model's). */

@@ -17,7 +17,10 @@
  *
  * The rq also maintains the machine-wide masks the balancer scans instead of
  * visiting every CPU: idle CPUs, CPUs with waiting fair tasks, and CPUs with
- * waiting RT tasks (the kernel's root_domain rto_mask).
+ * waiting RT tasks (the kernel's root_domain rto_mask); and the rq clock
+ * (rq->clock, at the end of this file): the time as that CPU last read it,
+ * which stands still while the CPU idles. Models read it through
+ * sched_rq_clock (the cid model's remote age test; cpupri and LLC models may too).
  */
 #include "sim_internal.h"
 
@@ -84,6 +87,7 @@ void rq_enqueue(ks_sim *s, int32_t cpu, int32_t task, int head)
 {
     sim_rq *rq = &s->rqs[cpu];
     sim_task *p = &s->tasks[task];
+    rq_update_clock(s, cpu);                    /* enqueue_task() without ENQUEUE_NOCLOCK */
     link_before(s, rq, task, find_insert_point(s, rq, p, head));
     p->state = KS_TASK_RUNNABLE;
     p->cpu = cpu;
@@ -98,6 +102,7 @@ void rq_dequeue(ks_sim *s, int32_t cpu, int32_t task)
 {
     sim_rq *rq = &s->rqs[cpu];
     sim_task *p = &s->tasks[task];
+    rq_update_clock(s, cpu);                    /* dequeue_task() without DEQUEUE_NOCLOCK */
     if (p->rq_prev >= 0)
         s->tasks[p->rq_prev].rq_next = p->rq_next;
     else
@@ -164,4 +169,95 @@ int32_t rq_rt_level(const ks_sim *s, int32_t cpu)
     if (rq->nr_queued_rt && s->tasks[rq->head].prio < level)
         level = s->tasks[rq->head].prio;
     return level;
+}
+
+/*
+ * rq->clock. The kernel stamps time per runqueue, not globally: update_rq_clock()
+ * (kernel/sched/core.c, v6.12 through v6.18) sets rq->clock from sched_clock_cpu()
+ * and is called with the rq lock held by whoever is about to act on that rq:
+ *   - __schedule() on the CPU itself, before it picks (so every context switch);
+ *   - enqueue_task() / dequeue_task() unless the caller updated it already
+ *     (ENQUEUE_NOCLOCK): a wakeup (ttwu_queue(), or sched_ttwu_pending() when the
+ *     wakeup is queued to the target by IPI), wake_up_new_task(), a migration's
+ *     attach on the destination (attach_tasks(), move_queued_task());
+ *   - sched_tick() on every CPU whose tick runs;
+ *   - the balancers (sched_balance_rq() on the busiest rq; the nohz idle balancer,
+ *     _nohz_idle_balance(), and sched_balance_update_blocked_averages() for the idle
+ *     CPUs it visits).
+ * An idle CPU with its tick stopped (CONFIG_NO_HZ_IDLE, Debian's default) runs none
+ * of these: its rq->clock stands at the time it went idle until one of them runs for
+ * it. Readers on other CPUs see that stale value (the concurrency-id age test,
+ * the kernel's sched_*_remote_clear_old(), reads rq->clock of the CPU it looks at). Here the
+ * clock is the simulation time at the last update; the callers are in core.c (the
+ * simulator) and replay.c (a trace, where the updates the trace cannot show are
+ * assumed as its essay says).
+ */
+void rq_update_clock(ks_sim *s, int32_t cpu)
+{
+    sim_rq *rq = &s->rqs[cpu];
+    if (s->core.now > rq->clock)        /* sched_clock_cpu() is monotonic per CPU */
+        rq->clock = s->core.now;
+}
+
+/* LOAD_AVG_PERIOD: the nohz blocked-load update runs at most every 32 ms. */
+#define NOHZ_BLOCKED_PERIOD_NS 32000000ull
+
+/*
+ * What moves an idle CPU's clock that the trace does not show: the nohz blocked-load
+ * update (kernel/sched/fair.c; read in v6.12, the same through v6.18). Once
+ * nohz.next_blocked has passed, the load that idle CPUs still carry is decayed by
+ * _nohz_idle_balance(NOHZ_STATS_KICK), which for each CPU in nohz.idle_cpus_mask takes
+ * its rq lock and calls update_rq_clock() (update_nohz_stats ->
+ * sched_balance_update_blocked_averages while it has blocked load; directly when its
+ * rq->next_balance is due), then sets nohz.next_blocked 32 ms (LOAD_AVG_PERIOD) ahead.
+ * Two things start it:
+ *   - a CPU going idle with nothing to pull (sched_balance_newidle ->
+ *     nohz_newidle_balance, since v5.13): do_idle() -> nohz_run_idle_balance() runs it
+ *     on that CPU before it idles (rq_newidle_blocked_update);
+ *   - a busy CPU's tick (sched_tick -> sched_balance_trigger -> nohz_balancer_kick):
+ *     kick_ilb(NOHZ_STATS_KICK) has an idle CPU run it (rq_tick_blocked_kick; the
+ *     kick's IPI lands after the ticking CPU's own tick work, so after a scan queued by
+ *     that tick).
+ * Assumed, because nothing traced tells: nohz.has_blocked is set (some idle CPU still
+ * has load to decay: true while CPUs keep going idle after running something); the
+ * newly idle CPU's avg_idle is above sysctl_sched_migration_cost (0.5 ms: its idle
+ * periods are not all short); every idle CPU is in nohz.idle_cpus_mask (tick stopped)
+ * and is visited. Not modelled: the nohz idle *balance* (NOHZ_BALANCE_KICK), whose
+ * conditions depend on load the model does not track.
+ */
+static void nohz_blocked_update(ks_sim *s, int32_t cpu)
+{
+    if (s->core.now < s->core.nohz_next_blocked)
+        return;
+    s->core.nohz_next_blocked = s->core.now + NOHZ_BLOCKED_PERIOD_NS;
+    for (int32_t c = 0; c < s->nr_cpus; c++)
+        if (c == cpu || s->rqs[c].curr < 0)
+            rq_update_clock(s, c);
+}
+
+void rq_newidle_blocked_update(ks_sim *s, int32_t cpu)
+{
+    nohz_blocked_update(s, cpu);
+}
+
+void rq_tick_blocked_kick(ks_sim *s, int32_t cpu)
+{
+    nohz_blocked_update(s, cpu);
+}
+
+/*
+ * The simulator's machine runs nothing but the workload, and a real one never does:
+ * kworkers, RCU callbacks, timers and their softirqs wake some CPU every few
+ * milliseconds on an otherwise idle many-core server, and each of those CPUs goes
+ * newly idle again, starting the blocked-load update above once it is due. So the
+ * simulator assumes (labelled: SIM_HOUSEKEEPING) that the update runs every
+ * LOAD_AVG_PERIOD, at the first tick after it is due, whatever the workload does: an
+ * idle CPU's clock then lags by at most 32 ms plus a tick. The trace replay of a real
+ * kernel does not assume it: it moves clocks only where the trace's own events (or the
+ * ticks of CPUs it shows busy) say; the replay of a simulated trace (tick grid) does
+ * what the simulator did.
+ */
+void rq_housekeeping_tick(ks_sim *s)
+{
+    nohz_blocked_update(s, -1);
 }

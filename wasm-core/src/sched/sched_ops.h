@@ -143,6 +143,9 @@ int32_t sched_max_tasks(const ks_sim *sim);
 int32_t sched_nr_tasks(const ks_sim *sim);          /* created so far */
 int32_t sched_max_mms(const ks_sim *sim);
 uint64_t sched_now(const ks_sim *sim);
+/* cpu's rq->clock: sched_now() at that CPU's last update_rq_clock(), which an idle CPU
+ * does not run until something wakes, enqueues on or balances it (src/sched/rq.c). */
+uint64_t sched_rq_clock(const ks_sim *sim, int32_t cpu);
 const ks_topology *sched_topology(const ks_sim *sim);
 const ks_cpu *sched_cpu_info(const ks_sim *sim, int32_t cpu);
 ks_cache *sched_cache(ks_sim *sim);

@@ -147,6 +147,7 @@ typedef struct sim_rq {
     int32_t need_resched;       /* a preemption deferred until the running driver code returns */
     int64_t min_vruntime;
     uint64_t busy_ns;
+    uint64_t clock;             /* rq->clock: the time at its last update_rq_clock (rq.c) */
 } sim_rq;
 
 typedef struct sim_driver {
@@ -179,6 +180,7 @@ typedef struct sim_core {
     cpumask rt_curr;            /* CPUs running an RT task */
     int32_t oom;                /* the pending-event ring could not grow */
     int32_t reserved;
+    uint64_t nohz_next_blocked; /* nohz.next_blocked: next blocked-load update of idle CPUs */
     ks_sim_stats stats;
 } sim_core;
 
@@ -265,6 +267,15 @@ void rq_enqueue(ks_sim *s, int32_t cpu, int32_t task, int head);
 void rq_dequeue(ks_sim *s, int32_t cpu, int32_t task);
 void rq_set_curr(ks_sim *s, int32_t cpu, int32_t task);
 void rq_update_min_vruntime(ks_sim *s, int32_t cpu);
+void rq_update_clock(ks_sim *s, int32_t cpu);           /* update_rq_clock(): rq->clock = now */
+/* The nohz blocked-load update, which updates every idle CPU's rq clock (rq.c), at most
+ * every 32 ms: cpu has just switched from a task to idle (nohz_newidle_balance), or a busy
+ * cpu's tick has run (nohz_balancer_kick). */
+void rq_newidle_blocked_update(ks_sim *s, int32_t cpu);
+void rq_tick_blocked_kick(ks_sim *s, int32_t cpu);
+/* The simulator's assumption of kernel housekeeping elsewhere on the machine: the same
+ * update at every tick once it is due (rq.c). */
+void rq_housekeeping_tick(ks_sim *s);
 int32_t rq_nr_running(const ks_sim *s, int32_t cpu);    /* curr + queued */
 int32_t rq_rt_level(const ks_sim *s, int32_t cpu);      /* highest RT prio, or 140 */
 

@@ -61,6 +61,7 @@ static int32_t run_on(script *sc, int32_t task, int32_t cpu)
 {
     ks_sim *s = sc->s;
     int32_t from = s->tasks[task].cpu;
+    rq_update_clock(s, cpu);            /* the wakeup's enqueue, then __schedule() */
     if (from != cpu) {
         s->tasks[task].cpu = cpu;
         s->ops->migrate(s->algo, s, task, from, cpu);
@@ -79,16 +80,34 @@ static void idle(script *sc, int32_t cpu)
 {
     ks_sim *s = sc->s;
     int32_t prev = s->rqs[cpu].curr;
+    rq_update_clock(s, cpu);            /* __schedule() */
     s->ops->switch_to(s->algo, s, prev, -1, cpu);
     if (prev >= 0 && s->tasks[prev].state != KS_TASK_DEAD)
         s->tasks[prev].state = KS_TASK_SLEEPING;
     s->rqs[cpu].curr = -1;
+    if (prev >= 0)
+        rq_newidle_blocked_update(s, cpu);  /* the idle CPUs' clocks (src/sched/rq.c) */
 }
 
 static void tick(script *sc, int32_t cpu)
 {
-    if (sc->s->rqs[cpu].curr >= 0)
+    if (sc->s->rqs[cpu].curr >= 0) {
+        for (int32_t c = 0; c < sc->s->nr_cpus; c++)    /* the busy CPUs' own ticks */
+            if (sc->s->rqs[c].curr >= 0)
+                rq_update_clock(sc->s, c);
         sc->s->ops->tick(sc->s->algo, sc->s, cpu, sc->s->rqs[cpu].curr);
+        rq_tick_blocked_kick(sc->s, cpu);               /* nohz_balancer_kick() */
+    }
+}
+
+/* The idle CPUs' rq clocks move to now: the nohz blocked-load update another CPU ran
+ * (src/sched/rq.c). Without it an idle CPU's clock stands at its last switch, and the
+ * scan's age test (sched_mm_cid_remote_clear_old reads that CPU's rq->clock) finds its
+ * cid as fresh as when it was last used: tests/test_mm_cid_rq_clock.c pins that. */
+static void idle_clocks_move(script *sc)
+{
+    sc->s->core.nohz_next_blocked = 0;
+    rq_tick_blocked_kick(sc->s, -1);
 }
 
 /* The running task exits (do_exit: the hook, then the last switch). */
@@ -194,6 +213,7 @@ static void cid_stays_with_its_cpu_then_expires_after_100ms(void)
         tick(&sc, 1);
         CHECK_EQ_INT(count_of(&sc, KS_MM_CID_SCAN), 1);     /* at most every 100 ms */
         at_ms(&sc, 200);
+        idle_clocks_move(&sc);                              /* ages by the idle CPUs' clocks */
         tick(&sc, 1);
         CHECK_EQ_INT(count_of(&sc, KS_MM_CID_SCAN), 2);
         CHECK_EQ_INT(slot(&sc, 0)->cid, MM_CID_UNSET);      /* unused for 149 ms: dropped */
@@ -235,6 +255,7 @@ static void recent_cid_comes_back_after_a_gap(void)
         for (int32_t cpu = 0; cpu < 3; cpu++)
             idle(&sc, cpu);
         at_ms(&sc, 150);                                    /* a gap of 149 ms */
+        idle_clocks_move(&sc);
         run_on(&sc, 3, 3);
         tick(&sc, 3);                                       /* the scan drops CPUs 0-2's cids */
         CHECK_EQ_INT(count_of(&sc, KS_MM_CID_SCAN_DROPPED_OLD), 3);
@@ -279,6 +300,7 @@ static void expansion_up_to_min_of_cpus_and_users_then_first_free(void)
     at_ms(&sc, 1);
     idle(&sc, 0);
     at_ms(&sc, 150);
+    idle_clocks_move(&sc);
     CHECK_EQ_INT(run_on(&sc, 2, 2), 1);
     CHECK_EQ_INT(last_record(&sc)->path, KS_MM_CID_EXPAND_MAX_NR_CID);
     tick(&sc, 2);                                           /* CPU 0's cid 0 is dropped */
@@ -312,6 +334,7 @@ static void expansion_up_to_min_of_cpus_and_users_then_first_free(void)
     at_ms(&sc, 1);
     idle(&sc, 0);
     at_ms(&sc, 150);
+    idle_clocks_move(&sc);
     run_on(&sc, 2, 2);
     tick(&sc, 2);
     at_ms(&sc, 160);
@@ -365,12 +388,15 @@ static void race_with_remote_clear_stays_below_nr_cpus_allowed(void)
 
 /* The same interleaving through the real scheduler ("+race": every remote clear keeps its
  * window open until the next allocation): two pipe partners allowed on CPUs 0-1 of 8. */
+/* Each thread works 250 ms while the other's CPU idles: long enough for the scan to find
+ * the idle CPU's cid 100 ms old by that CPU's rq clock, which lags the time by up to
+ * 32 ms + a tick (src/sched/rq.c). */
 static void race_in_a_whole_run(void)
 {
     static const char json[] =
         "{\"name\": \"race\", \"duration_ms\": 3000, \"processes\": [{\"kind\": \"pipe_pairs\","
         " \"comm\": \"pp\", \"groups\": 1, \"pairs_per_group\": 1, \"messages\": 100,"
-        " \"work_us\": 150000, \"cpus\": [0, 1]}]}";
+        " \"work_us\": 250000, \"cpus\": [0, 1]}]}";
     const char *variants[] = { "mm_cid:v6.12+race", "mm_cid:v6.13+race", "mm_cid:v6.18+race" };
     for (int v = 0; v < 3; v++) {
         test_sim t = test_sim_new("classroom-8", json, 3, variants[v]);
@@ -898,6 +924,7 @@ static void toggle_no_recent_cid_loses_the_old_cid_after_idle(void)
     for (int32_t cpu = 0; cpu < 3; cpu++)
         idle(&sc, cpu);
     at_ms(&sc, 150);
+    idle_clocks_move(&sc);
     run_on(&sc, 3, 3);
     tick(&sc, 3);
     CHECK_EQ_INT(count_of(&sc, KS_MM_CID_SCAN_DROPPED_OLD), 3);

@@ -92,9 +92,19 @@
  * interleave except through the explicit race window above; a v6.13 spin
  * (cpu_relax until a cid below nr_cpus_allowed frees up) is modelled as
  * letting the in-flight remote clear finish first. The scan's task_work runs
- * at the tick, not on the way back to user space microseconds later. Time is
- * the simulation clock in ns (the kernel compares rq->clock for the 100 ms age
- * and jiffies for the scan period); kscope's tick is HZ=250, 4 ms. mm_users
+ * at the tick, not on the way back to user space microseconds later. Time:
+ * the scan period is gated on the simulation clock in ns (the kernel counts
+ * jiffies); the 100 ms age test and every slot's time stamp use the rq clock
+ * of that slot's CPU (sched_rq_clock, src/sched/rq.c), as
+ * sched_mm_cid_remote_clear_old and mm_cid_snapshot_time read rq->clock
+ * (v6.4 to v6.18). An idle CPU's rq clock stands still until something calls
+ * update_rq_clock for it - a wakeup or migration enqueued there, or the nohz
+ * blocked-load update (a CPU going newly idle, a busy CPU's tick kick, at most
+ * every 32 ms) - so a cid used long ago on a CPU idle since looks as fresh as
+ * the CPU's clock says (tests/test_mm_cid_rq_clock.c). The simulator assumes
+ * kernel housekeeping elsewhere on the machine runs that update every 32 ms
+ * (SIM_HOUSEKEEPING, rq.c): its idle clocks lag by at most 32 ms + a tick.
+ * kscope's tick is HZ=250, 4 ms. mm_users
  * counts the simulated threads only. A new mm's first scan is due 100 ms after
  * it is created (the kernel's dup_mm copies the parent's mm_cid_next_scan, or
  * leaves 0 for the first work to set). The per-mm cpus_allowed union is kept
@@ -367,10 +377,11 @@ static int32_t __mm_cid_try_get(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *
     return cid;
 }
 
-/* mm_cid_snapshot_time(): the CPU used its cid now. */
+/* mm_cid_snapshot_time(): the CPU used its cid now, by its own rq->clock (which
+ * __schedule() has just updated: the callers run inside context_switch()). */
 static void mm_cid_snapshot_time(const ks_sim *sim, mm_cid_mm *m, int32_t cpu)
 {
-    m->pcpu[cpu].time = sched_now(sim);
+    m->pcpu[cpu].time = sched_rq_clock(sim, cpu);
 }
 
 /* __mm_cid_get(): try, stamp the time; then the allocation that raced with a remote clear

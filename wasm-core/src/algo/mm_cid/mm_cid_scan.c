@@ -113,7 +113,7 @@ void sched_mm_cid_migrate_to(mm_cid_state *st, ks_sim *sim, int32_t task, int32_
         __mm_cid_put(m, cid);
         r.path = KS_MM_CID_MIGRATE_SRC_DROPPED;
     } else {
-        dst->time = sched_now(sim);         /* mm_cid_snapshot_time(dst_rq) */
+        dst->time = sched_rq_clock(sim, dst_cpu);   /* mm_cid_snapshot_time(dst_rq) */
         dst->cid = cid;
         if (mm_cid_keeps_recent_cid(st))
             dst->recent_cid = cid;
@@ -152,23 +152,27 @@ void sched_mm_cid_remote_clear(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m
     __mm_cid_put(m, r->cid);
 }
 
-/* sched_mm_cid_remote_clear_old() (core.c): a CPU running the mm gets its time bumped
- * (that is how rarely-switching threads keep their cid); one idle for 100 ms loses it. */
+/* sched_mm_cid_remote_clear_old() (core.c, v6.4 to v6.18): a CPU running the mm gets its
+ * time bumped (that is how rarely-switching threads keep their cid); one whose cid went
+ * unused for 100 ms loses it. Both read that CPU's rq->clock, not the scanning CPU's
+ * time: an idle CPU's clock stands still until something updates it (src/sched/rq.c),
+ * so a cid on a CPU idle since its last use keeps looking fresh, however long ago that
+ * was, until the CPU's clock moves. */
 static void sched_mm_cid_remote_clear_old(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m,
                                           int32_t cpu, const ks_mm_cid_record *scan)
 {
-    uint64_t now = sched_now(sim);
+    uint64_t rq_clock = sched_rq_clock(sim, cpu);
     mm_cid_pcpu *slot = &m->pcpu[cpu];
     if (mm_cid_curr_of_mm(st, sim, m, cpu) >= 0) {
-        slot->time = now;
+        slot->time = rq_clock;
         return;
     }
-    if (now < slot->time + SCHED_MM_CID_PERIOD_NS)
+    if (rq_clock < slot->time + SCHED_MM_CID_PERIOD_NS)
         return;
     ks_mm_cid_record r = *scan;
     r.path = KS_MM_CID_SCAN_DROPPED_OLD;
     r.cpu = cpu;
-    r.age_ns = now - slot->time;
+    r.age_ns = rq_clock - slot->time;
     r.bound = -1;
     sched_mm_cid_remote_clear(st, sim, m, cpu, &r, 0);
 }
