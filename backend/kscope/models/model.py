@@ -13,6 +13,8 @@ What the generic code calls on those modules:
   field the model's decision is compared with; it picks the busiest trace buffer).
 - repro module (`Repro.module`): `run(rounds=, runs=, background=, progress=) -> dict`;
   its text (`Repro.report`): `render(doc) -> str`.
+- bench module (`Bench.module`): `run(progress=, **options) -> dict`, options named by the
+  descriptor's `BenchOption.dest`s; its text (`Bench.report`): `render(doc) -> str`.
 """
 
 import importlib
@@ -57,6 +59,36 @@ class Repro:
 
 
 @dataclass(frozen=True)
+class BenchOption:
+    """One `kscope bench TARGET` flag of a model's benchmark (added to the bench parser)."""
+
+    flag: str       # "--loops"
+    dest: str       # the run() keyword
+    kind: str       # "int" (>= 1), "ints" (comma-separated, each >= 0) or "words" (comma-separated)
+    default: str    # as typed on the command line
+    help: str
+    words: tuple[str, ...] = ()   # "words": the allowed ones
+
+
+@dataclass(frozen=True)
+class Bench:
+    """`kscope bench TARGET`: a model's benchmark of a real machine (figures, not tests)."""
+
+    target: str                       # the TARGET word
+    about: str                        # one line for --help
+    module: str                       # run(progress=, **options)
+    report: str                       # render(doc)
+    options: tuple[BenchOption, ...] = ()
+
+    def load(self) -> ModuleType:
+        return _load(self.module)
+
+    def render(self, doc: dict) -> str:  # type: ignore[type-arg]
+        text: str = _load(self.report).render(doc)
+        return text
+
+
+@dataclass(frozen=True)
 class Model:
     name: str
     about: str                       # one line: what the model is
@@ -64,3 +96,4 @@ class Model:
     sim_auto: str                    # when `--algo auto` picks it (the C core decides; said for --help)
     conform: Conform | None = None   # None: no trace conformance for this model yet
     repro: Repro | None = None       # None: no seed benchmark to re-run
+    bench: Bench | None = None       # None: no benchmark of the real machine

@@ -2,9 +2,9 @@
 
 Adding a model is one line in MODELS (name -> its package, kscope/models/<name>/, which
 exports `MODEL`, a models.model.Model). The CLI's choices (`kscope conform --algo`,
-`--variant`, `kscope repro TARGET`, `kscope repro --list`), the conform route's query
-patterns and the default model all come from here; nothing outside a model's package
-names a model (backend/tests/test_models_layering.py checks it, as `grep -ri NAME` would:
+`--variant`, `kscope repro TARGET`, `kscope repro --list`, a model's `kscope bench TARGET`),
+the conform route's query patterns and the default model all come from here; nothing outside
+a model's package names a model (backend/tests/test_models_layering.py checks it, as `grep -ri NAME` would:
 any case, also inside longer words, so a name must be distinctive: "cpupri", not "rt").
 """
 
@@ -65,6 +65,11 @@ def conform_variants() -> list[str]:
 def repro_targets() -> list[Model]:
     """The models with a seed benchmark to re-run (`kscope repro --list`)."""
     return [m for m in models() if m.repro is not None]
+
+
+def bench_targets() -> list[Model]:
+    """The models with a benchmark of the real machine (`kscope bench TARGET`)."""
+    return [m for m in models() if m.bench is not None]
 
 
 def pattern(words: list[str]) -> str:

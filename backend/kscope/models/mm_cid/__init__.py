@@ -5,13 +5,16 @@
 - native/conform.py: the ctypes binding of the C replay (conform.h) that conform.py drives;
 - repro.py + text_report.py: `kscope repro mm_cid`, seed 000's benchmark on the modelled
   EPYC 9654, and its text;
+- rseq_bench.py + rseq_bench_report.py: `kscope bench rseq`, the seed's benchmark itself
+  (wasm-core/tools/mm_cid/rseq_bench) on this machine's kernel, indexed by rseq cpu_id,
+  mm_cid and the model's cids;
 - kernel_runs.py: what a VM capture of the intermittent workload says about mm_cid
   (`npm run test:kernel`).
 
 The descriptor below is all the generic code reads before it calls one of these.
 """
 
-from kscope.models.model import Conform, Model, Repro
+from kscope.models.model import Bench, BenchOption, Conform, Model, Repro
 from kscope.models.mm_cid.native.conform import VARIANTS
 
 MODEL = Model(
@@ -35,5 +38,25 @@ MODEL = Model(
         about="seed 000 (7e019dc), librseq's intermittent benchmark on epyc-9654-2s",
         module="kscope.models.mm_cid.repro",
         report="kscope.models.mm_cid.text_report",
+    ),
+    bench=Bench(
+        target="rseq",
+        about="seed 000's benchmark itself (librseq's basic_percpu_benchmark) on this machine's kernel: ns per "
+              "16 KiB burst indexed by rseq cpu_id, mm_cid and the model's cids (MEASURED; docs/rseq_bench.md)",
+        module="kscope.models.mm_cid.rseq_bench",
+        report="kscope.models.mm_cid.rseq_bench_report",
+        options=(
+            BenchOption("--loops", "loops", "int", "10", "measured bursts per thread (librseq: 5)"),
+            BenchOption("--warmup-sweeps", "warmup_sweeps", "int", "20000",
+                        "unmeasured sweeps before them (librseq: 20000)"),
+            BenchOption("--delays", "delays", "ints", "0,1,10,100,200",
+                        "delays between threads' bursts, ms (0: back to back)"),
+            BenchOption("--thread-counts", "thread_counts", "ints", "1,2",
+                        "threads per run, each pinned to its own CPU (counts above the CPUs allowed are skipped)"),
+            BenchOption("--indexings", "indexings", "words", "cpu_id,mm_cid,model",
+                        "what indexes the pool: rseq cpu_id, rseq mm_cid, the model's cids",
+                        words=("cpu_id", "mm_cid", "model")),
+            BenchOption("--order-seed", "order_seed", "int", "1", "seed of the threads' random order"),
+        ),
     ),
 )

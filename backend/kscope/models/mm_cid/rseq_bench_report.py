@@ -1,0 +1,36 @@
+"""The text of `kscope bench rseq` (rseq_bench.py's document)."""
+
+from typing import Any
+
+
+def _ns(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def render(doc: dict[str, Any]) -> str:
+    h = doc["host"]
+    lines = [
+        f"kscope bench rseq: {doc['benchmark']}",
+        f"MEASURED {doc['date']} on {h['cpu']} ({h['cpu_id']}), CPUs {h['cpus_allowed']}, kernel {h['kernel']}, "
+        f"{h['glibc']}",
+        f"{doc['loops']} measured bursts per thread after {doc['warmup_sweeps']} warm-up sweeps; ns per "
+        f"{doc['area_bytes'] // 1024} KiB burst (median / mean over threads x loops bursts); faults: minor "
+        "faults during the measured bursts",
+        "",
+        f"{'indexing':<8} {'thr':>3} {'delay':>6} {'median':>8} {'mean':>8} {'min':>7} {'max':>8} {'faults':>6}  "
+        f"{'mm_cid seen':<16} first touch (ns, faults)",
+    ]
+    for r in doc["rows"]:
+        seen = " ".join("{" + ",".join(map(str, s)) + "}" for s in r["mm_cid_seen"])
+        touch = " ".join(f"{ns:,}/{f}" for ns, f in zip(r["first_touch_ns"], r["first_touch_minflt"]))
+        line = (f"{r['indexing']:<8} {r['threads']:>3} {r['delay_ms']:>4}ms {_ns(r['median_ns']):>8} "
+                f"{_ns(r['mean_ns']):>8} {_ns(r['min_ns']):>7} {_ns(r['max_ns']):>8} {r['measured_minflt']:>6}  "
+                f"{seen:<16} {touch}")
+        if "model" in r:
+            line += f"  (model cost: median {_ns(r['model']['median_cost_ns'])} ns)"
+        if not r["cpu_id_is_sched_getcpu"]:
+            line += "  [rseq cpu_id != sched_getcpu]"
+        lines.append(line)
+    lines += ["", "model: indexes from the " + doc["model_variant"] + " model on the same schedule; "
+              "its modelled cost beside the measured one"]
+    return "\n".join(lines)
