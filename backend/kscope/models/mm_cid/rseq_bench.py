@@ -203,6 +203,7 @@ def run(progress: ProgressFn | None = None, loops: int = 10, warmup_sweeps: int 
         raise BenchFailed(f"no thread count fits the {allowed} CPUs this process may use (one CPU per thread)")
     indexings = list(INDEXINGS) if indexings is None else indexings
     variant = variant_for_kernel(machine["kernel"])
+    load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.monotonic()
     rows = []
     for indexing in indexings:
@@ -229,5 +230,7 @@ def run(progress: ProgressFn | None = None, loops: int = 10, warmup_sweeps: int 
         "indexings": indexings,
         "order_seed": order_seed,
         "seconds": round(time.monotonic() - started, 1),
+        # other work on the machine perturbs the bursts (1, 5, 15 min load averages)
+        "load_average": {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]},
         "rows": rows,
     }

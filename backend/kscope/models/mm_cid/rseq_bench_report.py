@@ -12,7 +12,8 @@ def render(doc: dict[str, Any]) -> str:
     lines = [
         f"kscope bench rseq: {doc['benchmark']}",
         f"MEASURED {doc['date']} on {h['cpu']} ({h['cpu_id']}), CPUs {h['cpus_allowed']}, kernel {h['kernel']}, "
-        f"{h['glibc']}",
+        f"{h['glibc']}; load average {doc['load_average']['before'][0]} before, "
+        f"{doc['load_average']['after'][0]} after ({doc['seconds']} s)",
         f"{doc['loops']} measured bursts per thread after {doc['warmup_sweeps']} warm-up sweeps; ns per "
         f"{doc['area_bytes'] // 1024} KiB burst (median / mean over threads x loops bursts); faults: minor "
         "faults during the measured bursts",
