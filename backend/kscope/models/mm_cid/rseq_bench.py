@@ -184,8 +184,11 @@ def run_model_indexed(threads: int, delay_ms: int, loops: int, warmup: int, seed
         doc = run_once("model", threads, delay_ms, loops, warmup, seed, index_file=path, order=schedule["order"])
     row = summarize(doc, "model")
     costs = [c for per in schedule["cost_ns"] for c in per]
+    bursts = [b for t in doc["per_thread"] for b in t["bursts"]]
     row["model"] = {"variant": f"mm_cid:{variant}", "preset": MODEL_PRESET,
-                    "median_cost_ns": statistics.median(costs), "mean_cost_ns": round(statistics.fmean(costs), 1)}
+                    "median_cost_ns": statistics.median(costs), "mean_cost_ns": round(statistics.fmean(costs), 1),
+                    # the model's cid beside the one this kernel gave the same thread in the same burst
+                    "kernel_agrees": sum(b["index"] == b["mm_cid"] for b in bursts), "bursts": len(bursts)}
     return row
 
 

@@ -28,10 +28,12 @@ def render(doc: dict[str, Any]) -> str:
                 f"{_ns(r['mean_ns']):>8} {_ns(r['min_ns']):>7} {_ns(r['max_ns']):>8} {r['measured_minflt']:>6}  "
                 f"{seen:<16} {touch}")
         if "model" in r:
-            line += f"  (model cost: median {_ns(r['model']['median_cost_ns'])} ns)"
+            m = r["model"]
+            line += (f"  (model cost: median {_ns(m['median_cost_ns'])} ns; model's cid = kernel's in "
+                     f"{m['kernel_agrees']}/{m['bursts']} bursts)")
         if not r["cpu_id_is_sched_getcpu"]:
             line += "  [rseq cpu_id != sched_getcpu]"
         lines.append(line)
     lines += ["", "model: indexes from the " + doc["model_variant"] + " model on the same schedule; "
-              "its modelled cost beside the measured one"]
+              "its modelled cost beside the measured one, and how often its cid is the one the kernel gave"]
     return "\n".join(lines)

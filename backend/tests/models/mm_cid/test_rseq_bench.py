@@ -54,7 +54,8 @@ def test_document_shape_and_cpu_id_read_from_rseq() -> None:
 
 def test_own_registration_when_glibc_registers_none() -> None:
     # glibc.pthread.rseq=0: glibc registers no area (__rseq_size 0); each thread registers its own
-    doc = run_json("--index", "cpu_id", "--threads", str(THREADS), *TINY, env={"GLIBC_TUNABLES": "glibc.pthread.rseq=0"})
+    doc = run_json("--index", "cpu_id", "--threads", str(THREADS), *TINY,
+                   env={"GLIBC_TUNABLES": "glibc.pthread.rseq=0"})
     assert doc["rseq"]["source"] == "own" and doc["rseq"]["offset"] == 0
     for rec in doc["per_thread"]:
         assert rec["rseq_cpu_id"] == rec["sched_getcpu"] == rec["cpu"]
@@ -132,6 +133,7 @@ def test_cli_document(tmp_path: Path) -> None:
             assert r["indexes"] == [[c] * 2 for c in r["cpu"]]
         if r["indexing"] == "model":
             assert r["model"]["variant"] == doc["model_variant"] and r["model"]["median_cost_ns"] > 0
+            assert r["model"]["bursts"] == r["bursts"] and 0 <= r["model"]["kernel_agrees"] <= r["bursts"]
     text = subprocess.run([str(KSCOPE), "bench", "rseq", "--loops", "1", "--warmup-sweeps", "5", "--delays", "0",
                            "--thread-counts", "1", "--indexings", "cpu_id"],
                           capture_output=True, text=True, timeout=120, check=False)

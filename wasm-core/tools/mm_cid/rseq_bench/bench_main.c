@@ -96,7 +96,8 @@ static void print_json(const bench_opts *o, const rseq_info *ri, const cpu_pool 
     else
         printf("null,");
     printf("\"rseq\":{\"source\":\"%s\",\"offset\":%ld,\"size\":%u,\"feature_size\":%lu,\"active_size\":%u,"
-           "\"mm_cid\":%s},", ri->source, ri->offset, ri->size, ri->feature_size, rseq_area_active_size(ri), rseq_area_has_mm_cid(ri) ? "true" : "false");
+           "\"mm_cid\":%s},", ri->source, ri->offset, ri->size, ri->feature_size, rseq_area_active_size(ri),
+           rseq_area_has_mm_cid(ri) ? "true" : "false");
     printf("\"pool\":{\"policy\":\"%s\",\"stride\":%zu,\"item_len\":%zu,\"max_index\":%d},",
            pool->policy == POOL_COW_INIT ? "cow_init" : "prefault", (size_t)CPU_POOL_STRIDE, pool->item_len,
            pool->max_index);
