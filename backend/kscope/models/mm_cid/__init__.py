@@ -53,9 +53,10 @@ MODEL = Model(
                         "delays between threads' bursts, ms (0: back to back)"),
             BenchOption("--thread-counts", "thread_counts", "ints", "1,2",
                         "threads per run, each pinned to its own CPU (counts above the CPUs allowed are skipped)"),
-            BenchOption("--indexings", "indexings", "words", "cpu_id,mm_cid,model",
-                        "what indexes the pool: rseq cpu_id, rseq mm_cid, the model's cids",
-                        words=("cpu_id", "mm_cid", "model")),
+            BenchOption("--indexings", "indexings", "words", "cpu_id,mm_cid,model,fresh",
+                        "what indexes the pool: rseq cpu_id, rseq mm_cid, the model's cids, or fresh (cpu_id's "
+                        "index, but the first measured burst on a never-touched one)",
+                        words=("cpu_id", "mm_cid", "model", "fresh")),
             BenchOption("--order-seed", "order_seed", "int", "1", "seed of the threads' random order"),
         ),
     ),

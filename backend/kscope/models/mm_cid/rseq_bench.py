@@ -31,7 +31,9 @@ from kscope.core.config import get_settings
 PROGRAM = "kscope-rseq-bench"
 SOURCE = "librseq tests/basic_percpu_benchmark.c (compudj/librseq 95febd5), re-implemented in " \
          "wasm-core/tools/mm_cid/rseq_bench"
-INDEXINGS = ("cpu_id", "mm_cid", "model")
+# "fresh": thread t sweeps index t, but its first measured burst goes to an index nobody has
+# touched (threads + t): the first touch of librseq's lazily populated pool, after the delay.
+INDEXINGS = ("cpu_id", "mm_cid", "model", "fresh")
 MODEL_PRESET = "epyc-9654-2s"   # the model's machine; its CPUs 0..n-1 are cores of one L3, as here
 AREA_BYTES = 16 * 1024
 
@@ -192,6 +194,34 @@ def run_model_indexed(threads: int, delay_ms: int, loops: int, warmup: int, seed
     return row
 
 
+def possible_cpus() -> int:
+    """The pool's indexes: one per possible CPU (/sys/devices/system/cpu/possible, e.g. "0-383")."""
+    try:
+        text = Path("/sys/devices/system/cpu/possible").read_text(encoding="ascii").strip()
+        return 1 + max(int(part.split("-")[-1]) for part in text.split(","))
+    except (OSError, ValueError):
+        return os.cpu_count() or 1
+
+
+def run_fresh(threads: int, delay_ms: int, loops: int, warmup: int, seed: int) -> dict[str, Any] | None:
+    """Each thread's first measured burst on a never-touched index (None: the pool has too few
+    indexes, one per possible CPU, for 2 x threads)."""
+    if 2 * threads > possible_cpus():
+        return None
+    with tempfile.TemporaryDirectory(prefix="kscope-rseq-") as tmp:
+        path = Path(tmp) / "fresh.txt"
+        path.write_text("# thread t: warm-up on index t; first measured burst on never-touched index threads + t\n"
+                        + "".join(f"{t} {threads + t}" + f" {t}" * max(loops - 1, 0) + "\n" for t in range(threads)),
+                        encoding="utf-8")
+        doc = run_once("fresh", threads, delay_ms, loops, warmup, seed, index_file=path)
+    row = summarize(doc, "fresh")
+    firsts = [t["bursts"][0] for t in doc["per_thread"]]
+    rest = [b["ns"] for t in doc["per_thread"] for b in t["bursts"][1:]]
+    row["fresh"] = {"first_burst_ns": [b["ns"] for b in firsts], "first_burst_minflt": [b["minflt"] for b in firsts],
+                    "other_median_ns": statistics.median(rest) if rest else None}
+    return row
+
+
 def run(progress: ProgressFn | None = None, loops: int = 10, warmup_sweeps: int = 20000,
         delays: list[int] | None = None, thread_counts: list[int] | None = None,
         indexings: list[str] | None = None, order_seed: int = 1) -> dict[str, Any]:
@@ -208,7 +238,8 @@ def run(progress: ProgressFn | None = None, loops: int = 10, warmup_sweeps: int 
     variant = variant_for_kernel(machine["kernel"])
     load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.monotonic()
-    rows = []
+    rows: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
     for indexing in indexings:
         for threads in thread_counts:
             for delay in delays:
@@ -216,6 +247,14 @@ def run(progress: ProgressFn | None = None, loops: int = 10, warmup_sweeps: int 
                     progress(f"{indexing}, {threads} thread{'s' if threads > 1 else ''}, {delay} ms")
                 if indexing == "model":
                     rows.append(run_model_indexed(threads, delay, loops, warmup_sweeps, order_seed, variant))
+                elif indexing == "fresh":
+                    row = run_fresh(threads, delay, loops, warmup_sweeps, order_seed)
+                    if row is None:
+                        skipped.append({"indexing": indexing, "threads": threads, "delay_ms": delay,
+                                        "why": f"{2 * threads} indexes needed, the pool has {possible_cpus()} "
+                                               "(one per possible CPU)"})
+                    else:
+                        rows.append(row)
                 else:
                     rows.append(summarize(run_once(indexing, threads, delay, loops, warmup_sweeps, order_seed),
                                           indexing))
@@ -236,4 +275,5 @@ def run(progress: ProgressFn | None = None, loops: int = 10, warmup_sweeps: int 
         # other work on the machine perturbs the bursts (1, 5, 15 min load averages)
         "load_average": {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]},
         "rows": rows,
+        "skipped": skipped,
     }

@@ -31,9 +31,17 @@ def render(doc: dict[str, Any]) -> str:
             m = r["model"]
             line += (f"  (model cost: median {_ns(m['median_cost_ns'])} ns; model's cid = kernel's in "
                      f"{m['kernel_agrees']}/{m['bursts']} bursts)")
+        if "fresh" in r:
+            f = r["fresh"]
+            line += (f"  (first burst, never-touched index: "
+                     + " ".join(f"{ns:,}/{flt}" for ns, flt in zip(f["first_burst_ns"], f["first_burst_minflt"]))
+                     + f" ns/faults; the others {_ns(f['other_median_ns'])})")
         if not r["cpu_id_is_sched_getcpu"]:
             line += "  [rseq cpu_id != sched_getcpu]"
         lines.append(line)
+    lines += [f"skipped: {k['indexing']} {k['threads']} threads {k['delay_ms']} ms: {k['why']}"
+              for k in doc.get("skipped", [])]
     lines += ["", "model: indexes from the " + doc["model_variant"] + " model on the same schedule; "
-              "its modelled cost beside the measured one, and how often its cid is the one the kernel gave"]
+              "its modelled cost beside the measured one, and how often its cid is the one the kernel gave; "
+              "fresh: each thread's first measured burst on an index nobody touched (the pool's first-touch faults)"]
     return "\n".join(lines)

@@ -120,11 +120,16 @@ def test_cli_document(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     doc = json.loads(proc.stdout)
     assert doc["measured"] is True and doc["host"]["kernel"] == os.uname().release
-    assert doc["indexings"] == ["cpu_id", "mm_cid", "model"] and doc["delays_ms"] == [0, 1]
+    assert doc["indexings"] == ["cpu_id", "mm_cid", "model", "fresh"] and doc["delays_ms"] == [0, 1]
     counts = sorted(set([1, THREADS]))
     assert doc["thread_counts"] == counts
+    # "fresh" needs 2 indexes per thread; the pool has one per possible CPU
+    fits = [n for n in counts if 2 * n <= rseq_bench.possible_cpus()]
     assert [(r["indexing"], r["threads"], r["delay_ms"]) for r in doc["rows"]] == [
-        (i, n, d) for i in ("cpu_id", "mm_cid", "model") for n in counts for d in (0, 1)]
+        (i, n, d) for i in ("cpu_id", "mm_cid", "model", "fresh") for n in (fits if i == "fresh" else counts)
+        for d in (0, 1)]
+    assert [(k["threads"], k["delay_ms"]) for k in doc["skipped"]] == [
+        (n, d) for n in counts if n not in fits for d in (0, 1)]
     for r in doc["rows"]:
         assert r["bursts"] == 2 * r["threads"] and r["min_ns"] <= r["median_ns"] <= r["max_ns"]
         assert r["cpu_id_is_sched_getcpu"] is True
@@ -134,6 +139,12 @@ def test_cli_document(tmp_path: Path) -> None:
         if r["indexing"] == "model":
             assert r["model"]["variant"] == doc["model_variant"] and r["model"]["median_cost_ns"] > 0
             assert r["model"]["bursts"] == r["bursts"] and 0 <= r["model"]["kernel_agrees"] <= r["bursts"]
+        if r["indexing"] == "fresh":
+            # the first measured burst writes a never-touched index: the pool copies its 4 pages then
+            assert [ix[0] for ix in r["indexes"]] == [r["threads"] + t for t in range(r["threads"])]
+            assert [ix[1:] for ix in r["indexes"]] == [[t] for t in range(r["threads"])]
+            assert all(f >= 4 for f in r["fresh"]["first_burst_minflt"])
+            assert r["measured_minflt"] == sum(r["fresh"]["first_burst_minflt"]) and r["fault_bursts"] == r["threads"]
     text = subprocess.run([str(KSCOPE), "bench", "rseq", "--loops", "1", "--warmup-sweeps", "5", "--delays", "0",
                            "--thread-counts", "1", "--indexings", "cpu_id"],
                           capture_output=True, text=True, timeout=120, check=False)
