@@ -53,25 +53,16 @@ def program() -> Path:
 
 def host() -> dict[str, Any]:
     """The machine and kernel the figures were measured on."""
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
             key, _, value = line.partition(":")
-            if key.strip() in ("vendor_id", "cpu family", "model") and key.strip() not in fields:
-                fields[key.strip()] = value.strip()
+            fields.setdefault(key.strip(), value.strip())   # the first CPU's
     except OSError:
         pass
     return {
         "kernel": platform.release(),
-        "cpu": cpu,
+        "cpu": fields.get("model name", "unknown"),
         "cpu_id": f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} "
                   f"model {fields.get('model', '?')}",
         "cpus_allowed": sorted(os.sched_getaffinity(0)),
