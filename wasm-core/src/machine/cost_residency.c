@@ -87,7 +87,8 @@ static int32_t dram_src(const ks_cost_lines *g)
 }
 
 /* `lines` sit in an LLC (`src` seen from the burst's core) for `ns`: those the LLC's
- * background evicts go to memory (charged to capacity); the rest come from src,
+ * background evicts go to memory (charged to capacity; counted as evicted unless
+ * they already were, on their way out of a private cache); the rest come from src,
  * charged to `reason`. */
 static int from_llc(const ks_cost_params *p, const ks_cost_sweep *sw, const ks_cost_lines *g,
                     uint32_t lines, int32_t src, uint64_t ns, int32_t reason, cost_run *runs,
@@ -96,7 +97,8 @@ static int from_llc(const ks_cost_params *p, const ks_cost_sweep *sw, const ks_c
     double f = cost_survival(cost_background_bytes(sw->background_llc_bytes_per_us, ns),
                              (double)p->l3_bytes);
     uint32_t kept = share(lines, f);
-    out->lines_capacity_evicted += lines - kept;
+    if (reason != KS_COST_CAPACITY)
+        out->lines_capacity_evicted += lines - kept;
     n = push(runs, n, kept, src, -1, reason, 0);
     return push(runs, n, lines - kept, dram_src(g), -1, KS_COST_CAPACITY, 0);
 }
