@@ -240,9 +240,16 @@ static void test_tlb(void)
     sw.since_own_touch_ns = KS_COST_NEVER;
     ks_cost_result never = run(&p, &sw);
     CHECK_EQ_INT(never.pages_walked, 4);
-    CHECK(near(never.part_ns[KS_COST_TLB], 4 * trip(&p, KS_SRC_LLC), 1e-9));
+    /* One PTE line (8 pages' entries) from the LLC, then three L1 hits. */
+    CHECK(near(never.part_ns[KS_COST_TLB], trip(&p, KS_SRC_LLC) + 3 * trip(&p, KS_SRC_L1), 1e-9));
     p.walk_ns_measured = 30;                              /* kscope calibrate's figure wins */
-    CHECK(near(run(&p, &sw).part_ns[KS_COST_TLB], 120, 1e-9));
+    CHECK(near(run(&p, &sw).part_ns[KS_COST_TLB], 30 + 3 * trip(&p, KS_SRC_L1), 1e-9));
+    /* 16 pages: two PTE lines. After C6 the first walk reads all 4 levels. */
+    ks_cost_sweep big = one_group(1024, KS_WHERE_OWN_LLC, KS_LINE_CLEAN, KS_ORDER_SEQUENTIAL, 1);
+    big.idle_ns = big.since_own_touch_ns = 10000000;
+    ks_cost_result r = run(&p, &big);
+    CHECK_EQ_INT(r.pages_walked, 16);
+    CHECK(near(r.part_ns[KS_COST_TLB], (p.walk_levels + 1) * trip(&p, KS_SRC_LLC) + 14 * trip(&p, KS_SRC_L1), 1e-9));
 }
 
 /* Contention grows with accessors and with distance; saturated, a touch waits for all. */

@@ -24,6 +24,12 @@
  *    scattered), and a translation survives with exp(-pages / stlb_entries) as in
  *    cost_residency.c; a walk reads the PTE from the L2 if the L2 kept it, else
  *    from the LLC.
+ * Within one sweep the walks share their reads: the first walk leaves the upper levels
+ * in the paging-structure caches, and a 64-byte line of the last level holds the
+ * PTEs of 8 consecutive pages (8-byte entries [paging]), so after the first walk a
+ * page whose PTE shares a line already read costs one L1 hit, and only a page that
+ * starts a new PTE line reads that line from where the case above says (the area's
+ * first page is taken to start a PTE line: ASSUMPTION).
  * A per-machine measured walk (ks_cost_params.walk_ns_measured, from `kscope
  * calibrate`'s pagewalk.cost: an STLB miss whose PTE is cached) replaces the
  * last two cases' figure; the C6 case keeps its derivation (calibrate cannot force C6).
@@ -34,10 +40,24 @@
  */
 #include "cost_internal.h"
 
+/* 8-byte page-table entries in a 64-byte line [paging]. */
+#define PTES_PER_LINE (KS_CACHE_LINE / 8)
+
 static uint32_t round_share(uint32_t n, double fraction)
 {
     double v = (double)n * fraction + 0.5;
     return v <= 0 ? 0 : v >= n ? n : (uint32_t)v;
+}
+
+/* walked pages, the first walk costing `first`, a page starting a new PTE line `line`,
+ * any other an L1 hit. */
+static double walks_ns(const ks_cost_params *p, uint32_t walked, double first, double line)
+{
+    if (walked == 0)
+        return 0.0;
+    uint32_t new_lines = (walked + PTES_PER_LINE - 1) / PTES_PER_LINE - 1;
+    uint32_t hits = walked - 1 - new_lines;
+    return first + (double)new_lines * line + (double)hits * cost_trip_ns(p, KS_SRC_L1);
 }
 
 void cost_tlb(const ks_cost_params *p, const ks_cost_sweep *sw, uint32_t lines, ks_cost_result *out)
@@ -49,16 +69,17 @@ void cost_tlb(const ks_cost_params *p, const ks_cost_sweep *sw, uint32_t lines, 
     double llc = cost_trip_ns(p, KS_SRC_LLC), l2 = cost_trip_ns(p, KS_SRC_L2);
     int32_t cs = cost_cstate_reached(p, sw->idle_ns);
     uint32_t walked;
-    double walk;
+    double first, line;
     if (cs >= 0 && p->cstates[cs].flushes_tlb) {
         double f = cost_survival(cost_background_bytes(sw->background_llc_bytes_per_us, sw->idle_ns),
                                  (double)p->l3_bytes);
         double per_level = f * llc + (1.0 - f) * cost_trip_ns(p, KS_SRC_DRAM_LOCAL);
         walked = pages;
-        walk = (double)(p->walk_levels > 0 ? p->walk_levels : 1) * per_level;
+        first = (double)(p->walk_levels > 0 ? p->walk_levels : 1) * per_level;
+        line = per_level;
     } else if (sw->since_own_touch_ns == KS_COST_NEVER) {
         walked = pages;
-        walk = p->walk_ns_measured > 0 ? (double)p->walk_ns_measured : llc;
+        first = line = p->walk_ns_measured > 0 ? (double)p->walk_ns_measured : llc;
     } else {
         uint64_t ran = sw->since_own_touch_ns > sw->idle_ns ? sw->since_own_touch_ns - sw->idle_ns : 0;
         double bytes = cost_background_bytes(sw->background_private_bytes_per_us, ran);
@@ -66,9 +87,9 @@ void cost_tlb(const ks_cost_params *p, const ks_cost_sweep *sw, uint32_t lines, 
         double kept = cost_survival(bytes / page, (double)p->stlb_entries);
         walked = pages - round_share(pages, kept);
         double in_l2 = cost_survival(bytes, (double)p->l2_bytes);
-        walk = p->walk_ns_measured > 0 ? (double)p->walk_ns_measured
-                                       : in_l2 * l2 + (1.0 - in_l2) * llc;
+        first = line = p->walk_ns_measured > 0 ? (double)p->walk_ns_measured
+                                               : in_l2 * l2 + (1.0 - in_l2) * llc;
     }
     out->pages_walked = walked;
-    out->part_ns[KS_COST_TLB] += (double)walked * walk;
+    out->part_ns[KS_COST_TLB] += walks_ns(p, walked, first, line);
 }
