@@ -3,7 +3,7 @@
  *
  * Seed 000's burst (increment every byte of a 16 KiB per-cid area: 256 lines read and
  * written in address order, one 4 KiB-aligned area) costed by the cost model v2
- * (kscope/cost.h) on each preset, in the situations the mm_cid lesson is about:
+ * (kscope/cost.h) on each preset, in the situations the concurrency-id lesson is about:
  * hot; after this core idled 10 ms and 200 ms; after another core of the same LLC,
  * of another LLC, of the other socket wrote it; and after such a core wrote it and
  * then idled 200 ms. Beside each, the v1 cache model's figure (kscope/cache.h: the same
