@@ -38,7 +38,9 @@
  *                  Manual, Golden Cove: 16 L1D fill buffers (demand misses in flight),
  *                  48 outstanding L2 misses, a 2048-entry second-level TLB; the L2
  *                  streamer prefetches within the 4 KiB page of the access. Two store
- *                  ports (two stores per cycle).
+ *                  ports (two stores per cycle). The fill buffers are also (read) in
+ *                  cpunews.net's write-up of Intel's Architecture Day 2021 on Golden
+ *                  Cove: L1D fill buffers grew from 12 (Willow Cove) to 16.
  *   [AMD-SOG19h]   (recalled) Software Optimization Guide for AMD Family 19h (Zen 3/4):
  *                  24 outstanding L1D misses, 64 outstanding L2 misses; hardware
  *                  prefetchers do not cross a 4 KiB page (they see physical addresses).
