@@ -171,8 +171,10 @@ typedef struct ks_cost_result {
 _Static_assert(sizeof(ks_cost_result) == 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_COUNT + 10),
                "ks_cost_result: no hidden padding");
 
-/* Costs one burst. KS_ERR_INVALID_ARG names nothing: the checks are n_groups in
- * [0, KS_COST_MAX_GROUPS], where/state/order in range, rates >= 0, params usable. */
+/* Costs one burst. KS_ERR_INVALID_ARG when an argument is NULL, params are unusable
+ * (clock <= 0, demand_mlp < 1, a negative figure, n_cstates out of [0, 4]) or the sweep is
+ * (n_groups out of [0, KS_COST_MAX_GROUPS], where/state/order/flags out of range, a
+ * negative rate or offset, more than 2^32 - 1 lines). */
 KS_API int32_t ks_cost_sweep_run(const ks_cost_params *params, const ks_cost_sweep *sweep,
                                  ks_cost_result *out);
 
