@@ -1,4 +1,5 @@
-"""Layering, checked: only kscope.native touches ctypes (STYLE habit 7)."""
+"""Layering, checked: only a package named native touches ctypes (STYLE habit 7): kscope.native,
+and a model's own bindings in kscope/models/<name>/native/."""
 
 import ast
 from pathlib import Path

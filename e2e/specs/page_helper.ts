@@ -19,6 +19,10 @@ export async function waitForIdle(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
 }
 
+/** Resolves after two animation frames: whatever the last state change drew is painted. */
+export const twoFrames = (page: Page) =>
+  page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
+
 export const artifacts = new URL('../artifacts/', import.meta.url).pathname;
 
 /** What a picture check found: its box and pixel statistics, and every problem seen. */

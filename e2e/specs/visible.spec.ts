@@ -11,7 +11,7 @@
 // deterministic views are compared with reference screenshots, with a tolerance.
 import { readFileSync } from 'node:fs';
 import { test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { inspectPicture, recordConsoleErrors, type PictureOptions } from './page_helper';
+import { inspectPicture, recordConsoleErrors, twoFrames, type PictureOptions } from './page_helper';
 import { LESSON } from './lesson_helper';
 
 const THREADS4 = new URL('../../traces/threads4-linux6.18.txt', import.meta.url).pathname;
@@ -36,9 +36,6 @@ interface View {
   /** A reference screenshot of the whole window (deterministic views only). */
   reference?: boolean;
 }
-
-const frames = (page: Page) =>
-  page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
 
 async function playerReady(page: Page): Promise<void> {
   await expect(page.getByTestId('lp-digest')).toHaveText(/^step \d+ · t=\d+ ns · v6\.1\d: /, { timeout: 20_000 });
@@ -176,7 +173,7 @@ for (const size of SIZES) {
         await page.goto(view.url({ ...shared, room }));
         await view.ready(page);
         await page.waitForLoadState('networkidle');
-        await frames(page);
+        await twoFrames(page);
         const problems: string[] = [];
         for (const [i, p] of view.pictures.entries()) {
           const report = await inspectPicture(page, p.selector, { ...p.opts, save: `visible-${size.width}-${view.name}-${i + 1}.png` });

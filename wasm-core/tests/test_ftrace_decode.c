@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "fixture_file.h"
+#include "trace_test_util.h"
 #include "kscope/ftrace.h"
 
 /* Decodes text fed in chunks of `chunk` bytes (0: one feed); returns the log. */
@@ -56,16 +57,6 @@ static type_counts count_types(const ks_event_log *log, const char *name)
     return c;
 }
 
-/* The first record of a type with the given pid (-1: any pid). */
-static const ks_event *find_event(const ks_event_log *log, uint32_t type, int32_t pid, int32_t nth)
-{
-    const ks_event *ev = ks_event_log_data(log);
-    for (uint32_t i = 0; i < ks_event_log_count(log); i++)
-        if (ev[i].type == type && (pid < 0 || ev[i].pid == pid) && nth-- == 0)
-            return &ev[i];
-    return NULL;
-}
-
 /* ---- this machine's 6.18 tracefs ------------------------------------------------- */
 
 static ks_event_log *decode_fixture(const char *name, ks_ftrace_stats *stats)
@@ -108,7 +99,7 @@ static void real_618_tgid_irq_info(void)
     ks_ftrace_stats st;
     ks_event_log *log = decode_fixture("ftrace_6.18_tgid_irq.txt", &st);
     check_fixture_counts(log, &st, 5, KS_FTRACE_TGID | KS_FTRACE_IRQ_INFO, 12);
-    const ks_event *rseq = find_event(log, KS_EV_RSEQ_UPDATE, 28499, 0);
+    const ks_event *rseq = tt_find_pid(log, KS_EV_RSEQ_UPDATE, 28499, 0);
     CHECK(rseq != NULL);
     if (rseq) {
         CHECK_EQ_INT(rseq->ts_ns, 1273158582000ull);
@@ -120,7 +111,7 @@ static void real_618_tgid_irq_info(void)
         CHECK_EQ_INT(rseq->u.rseq_update.mm_cid, 1);
     }
     /* my load-x-28497 (28497) [001] .....: sched_process_fork: comm=my load-x pid=28497 child_comm=my load-x child_pid=28498 */
-    const ks_event *fork = find_event(log, KS_EV_SCHED_PROCESS_FORK, -1, 0);
+    const ks_event *fork = tt_find_pid(log, KS_EV_SCHED_PROCESS_FORK, -1, 0);
     CHECK(fork != NULL);
     if (fork) {
         CHECK_EQ_STR(fork->u.sched_process_fork.parent_comm, "my load-x");
@@ -129,7 +120,7 @@ static void real_618_tgid_irq_info(void)
         CHECK_EQ_INT(fork->u.sched_process_fork.child_pid, 28498);
     }
     /* <idle>-0 (-------) [000] d.s3. 1273.160462: sched_waking: comm=rcu_preempt pid=15 prio=120 target_cpu=000 */
-    const ks_event *waking = find_event(log, KS_EV_SCHED_WAKING, -1, 0);
+    const ks_event *waking = tt_find_pid(log, KS_EV_SCHED_WAKING, -1, 0);
     CHECK(waking != NULL);
     if (waking) {
         CHECK_EQ_STR(waking->comm, "<idle>");
@@ -140,7 +131,7 @@ static void real_618_tgid_irq_info(void)
         CHECK_EQ_INT(waking->u.sched_wakeup.target_cpu, 0);
     }
     /* rcu_preempt-15 (15) [000] d..2. 1273.160483: sched_switch: ... prev_state=I ==> next_comm=swapper/0 ... */
-    const ks_event *sw = find_event(log, KS_EV_SCHED_SWITCH, 15, 0);
+    const ks_event *sw = tt_find_pid(log, KS_EV_SCHED_SWITCH, 15, 0);
     CHECK(sw != NULL);
     if (sw) {
         CHECK_EQ_INT(sw->u.sched_switch.prev_state, 0x80);
@@ -149,7 +140,7 @@ static void real_618_tgid_irq_info(void)
         CHECK_EQ_INT(sw->u.sched_switch.next_prio, 120);
     }
     /* my load-x-28502 (28502) [001] .....: sched_process_exit: comm=my load-x pid=28502 prio=120 group_dead=true */
-    const ks_event *exit = find_event(log, KS_EV_SCHED_PROCESS_EXIT, -1, 0);
+    const ks_event *exit = tt_find_pid(log, KS_EV_SCHED_PROCESS_EXIT, -1, 0);
     CHECK(exit != NULL);
     if (exit) {
         CHECK_EQ_INT(exit->u.sched_process_exit.pid, 28502);
@@ -164,7 +155,7 @@ static void real_618_irq_info(void)
     ks_ftrace_stats st;
     ks_event_log *log = decode_fixture("ftrace_6.18_irq.txt", &st);
     check_fixture_counts(log, &st, 7, KS_FTRACE_IRQ_INFO, 12);
-    const ks_event *sw = find_event(log, KS_EV_SCHED_SWITCH, 28488, 0);
+    const ks_event *sw = tt_find_pid(log, KS_EV_SCHED_SWITCH, 28488, 0);
     CHECK(sw != NULL);
     if (sw) {
         CHECK_EQ_INT(sw->ts_ns, 1273010435000ull);
@@ -174,9 +165,9 @@ static void real_618_irq_info(void)
         CHECK_EQ_INT(sw->u.sched_switch.prev_state, KS_PREV_STATE_PREEMPTED);
         CHECK_EQ_INT(sw->u.sched_switch.next_prio, 0);
     }
-    const ks_event *blocked = find_event(log, KS_EV_SCHED_SWITCH, 28488, 1);  /* prev_state=D */
+    const ks_event *blocked = tt_find_pid(log, KS_EV_SCHED_SWITCH, 28488, 1);  /* prev_state=D */
     CHECK(blocked && blocked->u.sched_switch.prev_state == 2 && blocked->cpu == 1);
-    const ks_event *mig = find_event(log, KS_EV_SCHED_MIGRATE_TASK, -1, 0);
+    const ks_event *mig = tt_find_pid(log, KS_EV_SCHED_MIGRATE_TASK, -1, 0);
     CHECK(mig && mig->u.sched_migrate_task.orig_cpu == 0 && mig->u.sched_migrate_task.dest_cpu == 1);
     ks_event_log_free(log);
 }
@@ -187,16 +178,16 @@ static void real_618_plain(void)
     ks_ftrace_stats st;
     ks_event_log *log = decode_fixture("ftrace_6.18_noirq.txt", &st);
     check_fixture_counts(log, &st, 7, 0, 6);
-    const ks_event *sw = find_event(log, KS_EV_SCHED_SWITCH, 8749, 0);   /* pid after the LAST dash */
+    const ks_event *sw = tt_find_pid(log, KS_EV_SCHED_SWITCH, 8749, 0);   /* pid after the LAST dash */
     CHECK(sw != NULL);
     if (sw) {
         CHECK_EQ_STR(sw->comm, "memfd:sealed-91");
         CHECK_EQ_INT(sw->u.sched_switch.prev_state, 2);
         CHECK_EQ_STR(sw->u.sched_switch.next_comm, "my load-x");
     }
-    const ks_event *zombie = find_event(log, KS_EV_SCHED_SWITCH, 28518, 0);
+    const ks_event *zombie = tt_find_pid(log, KS_EV_SCHED_SWITCH, 28518, 0);
     CHECK(zombie && zombie->u.sched_switch.prev_state == 0x20);
-    const ks_event *dead = find_event(log, KS_EV_SCHED_SWITCH, 28514, 1);
+    const ks_event *dead = tt_find_pid(log, KS_EV_SCHED_SWITCH, 28514, 1);
     CHECK(dead && dead->u.sched_switch.prev_state == 0x10);
     ks_event_log_free(log);
 }
@@ -207,7 +198,7 @@ static void real_618_tgid(void)
     ks_ftrace_stats st;
     ks_event_log *log = decode_fixture("ftrace_6.18_tgid_noirq.txt", &st);
     check_fixture_counts(log, &st, 6, KS_FTRACE_TGID, 6);
-    const ks_event *wnew = find_event(log, KS_EV_SCHED_WAKEUP_NEW, -1, 0);
+    const ks_event *wnew = tt_find_pid(log, KS_EV_SCHED_WAKEUP_NEW, -1, 0);
     CHECK(wnew != NULL);
     if (wnew) {
         CHECK_EQ_INT(wnew->tgid, 28486);
@@ -215,7 +206,7 @@ static void real_618_tgid(void)
         CHECK_EQ_INT(wnew->u.sched_wakeup.target_cpu, 1);
     }
     CHECK_EQ_INT(count_types(log, NULL).no_tgid, 0);  /* <idle>-0 (-------): tgid 0 */
-    const ks_event *idle = find_event(log, KS_EV_SCHED_MIGRATE_TASK, 0, 0);
+    const ks_event *idle = tt_find_pid(log, KS_EV_SCHED_MIGRATE_TASK, 0, 0);
     CHECK(idle && idle->tgid == 0);
     ks_event_log_free(log);
 }
@@ -301,7 +292,7 @@ static void corpus_trace_cmd_report_lisa(void)
         CHECK_EQ_STR(ev[0].u.sched_switch.next_comm, "swapper/1");
     }
     /*  sh-1702  [005]    76.368433: print:                0xffff00000819ff24s: TRACE_MARKER_START */
-    const ks_event *print = find_event(log, KS_EV_GENERIC, 1702, 0);
+    const ks_event *print = tt_find_pid(log, KS_EV_GENERIC, 1702, 0);
     CHECK(print != NULL);
     if (print)
         CHECK_EQ_STR(ks_event_log_text(log, print->u.generic.fields_off),
@@ -339,7 +330,7 @@ static void corpus_atrace_catapult(void)
     }
     CHECK_EQ_INT(begins, 463);
     CHECK_EQ_INT(on_cpu5, 361);
-    const ks_event *sysui = find_event(log, KS_EV_GENERIC, 13580, 0);
+    const ks_event *sysui = tt_find_pid(log, KS_EV_GENERIC, 13580, 0);
     CHECK(sysui != NULL);
     if (sysui) {
         CHECK_EQ_STR(sysui->comm, "ndroid.systemui");

@@ -9,55 +9,15 @@
 #include <string.h>
 
 #include "check.h"
+#include "hand_trace.h"
 #include "sim_test_util.h"
 #include "../src/sched/replay.h"
 #include "../src/sched/sim_internal.h"
 
 #define MS 1000000ull
 
-typedef struct trace {
-    ks_event ev[32];
-    int n;
-} trace;
-
-static ks_event *add(trace *t, uint64_t ts, uint32_t type, int cpu, int pid)
-{
-    ks_event *e = &t->ev[t->n++];
-    memset(e, 0, sizeof *e);
-    e->ts_ns = ts;
-    e->type = type;
-    e->cpu = cpu;
-    e->pid = pid;
-    e->tgid = pid ? 100 : 0;
-    strcpy(e->comm, pid ? "bench" : "swapper");
-    return e;
-}
-
-static void sw(trace *t, uint64_t ts, int cpu, int prev, int next)
-{
-    ks_event *e = add(t, ts, KS_EV_SCHED_SWITCH, cpu, prev);
-    e->u.sched_switch.prev_pid = prev;
-    e->u.sched_switch.next_pid = next;
-}
-
-/* sched_wakeup of pid onto target, recorded on cpu by the task current there (cur). */
-static void wakeup(trace *t, uint64_t ts, int cpu, int cur, int pid, int target)
-{
-    ks_event *e = add(t, ts, KS_EV_SCHED_WAKEUP, cpu, cur);
-    e->u.sched_wakeup.pid = pid;
-    e->u.sched_wakeup.target_cpu = target;
-}
-
-static void migrate(trace *t, uint64_t ts, int cpu, int cur, int pid, int from, int to)
-{
-    ks_event *e = add(t, ts, KS_EV_SCHED_MIGRATE_TASK, cpu, cur);
-    e->u.sched_migrate_task.pid = pid;
-    e->u.sched_migrate_task.orig_cpu = from;
-    e->u.sched_migrate_task.dest_cpu = to;
-}
-
 /* A replay of a kernel's trace (no tick grid) on 4 CPUs, fed t. */
-static sched_replay *replay_kernel(const trace *t)
+static sched_replay *replay_kernel(const hand *t)
 {
     const char *variant = NULL;
     const ks_sched_ops *ops = sched_ops_find(sched_ops_auto_rseq(), &variant); /* the registry's cid model */
@@ -80,10 +40,10 @@ static uint64_t clock_of(sched_replay *r, int cpu)
  * dst; an idle CPU's clock does not follow time. */
 static void clock_moves_at_switches_wakeups_and_migrations_only(void)
 {
-    trace t = { .n = 0 };
-    sw(&t, 1 * MS, 0, 0, 101);
-    sw(&t, 3 * MS, 0, 101, 0);                  /* CPU 0 idles from 3 ms */
-    sw(&t, 200 * MS, 1, 0, 102);                /* nothing touches CPU 0 for 197 ms */
+    hand t = { .n = 0 };
+    hand_switch(&t, 1 * MS, 0, 0, 101, 100);
+    hand_switch(&t, 3 * MS, 0, 101, 0, 100);                  /* CPU 0 idles from 3 ms */
+    hand_switch(&t, 200 * MS, 1, 0, 102, 100);                /* nothing touches CPU 0 for 197 ms */
     sched_replay *r = replay_kernel(&t);
     if (!r)
         return;
@@ -92,8 +52,8 @@ static void clock_moves_at_switches_wakeups_and_migrations_only(void)
     CHECK_EQ_INT(clock_of(r, 2), 3 * MS);       /* idle: only CPU 0's newly idle update */
     replay_free(r);
 
-    wakeup(&t, 250 * MS, 1, 102, 101, 0);       /* recorded on CPU 1, enqueued on CPU 0 */
-    migrate(&t, 260 * MS, 1, 102, 103, 3, 2);   /* 103 moves from CPU 3 to CPU 2 */
+    hand_wakeup(&t, 250 * MS, 1, 102, 101, 0, 100);       /* recorded on CPU 1, enqueued on CPU 0 */
+    hand_migrate(&t, 260 * MS, 1, 102, 103, 3, 2, 100);   /* 103 moves from CPU 3 to CPU 2 */
     r = replay_kernel(&t);
     if (!r)
         return;
@@ -108,13 +68,13 @@ static void clock_moves_at_switches_wakeups_and_migrations_only(void)
  * CPU's clock, at most once per 32 ms (nohz.next_blocked, LOAD_AVG_PERIOD). */
 static void newly_idle_cpu_moves_idle_clocks_every_32ms(void)
 {
-    trace t = { .n = 0 };
-    sw(&t, 1 * MS, 0, 0, 101);
-    sw(&t, 2 * MS, 0, 101, 0);                  /* update at 2 ms; next not before 34 ms */
-    sw(&t, 40 * MS, 1, 0, 102);
-    sw(&t, 41 * MS, 1, 102, 0);                 /* due: CPUs 0, 2, 3 move to 41 ms */
-    sw(&t, 50 * MS, 1, 0, 102);
-    sw(&t, 51 * MS, 1, 102, 0);                 /* 10 ms later: not due, CPU 0 stays */
+    hand t = { .n = 0 };
+    hand_switch(&t, 1 * MS, 0, 0, 101, 100);
+    hand_switch(&t, 2 * MS, 0, 101, 0, 100);                  /* update at 2 ms; next not before 34 ms */
+    hand_switch(&t, 40 * MS, 1, 0, 102, 100);
+    hand_switch(&t, 41 * MS, 1, 102, 0, 100);                 /* due: CPUs 0, 2, 3 move to 41 ms */
+    hand_switch(&t, 50 * MS, 1, 0, 102, 100);
+    hand_switch(&t, 51 * MS, 1, 102, 0, 100);                 /* 10 ms later: not due, CPU 0 stays */
     sched_replay *r = replay_kernel(&t);
     if (!r)
         return;
@@ -131,11 +91,11 @@ static void newly_idle_cpu_moves_idle_clocks_every_32ms(void)
  * while another CPU stays busy. */
 static void busy_cpu_ticks_move_idle_clocks(void)
 {
-    trace t = { .n = 0 };
-    sw(&t, 1 * MS, 0, 0, 101);
-    sw(&t, 3 * MS, 0, 101, 0);                  /* CPU 0 idles from 3 ms */
-    sw(&t, 10 * MS, 1, 0, 102);                 /* CPU 1 busy from 10 ms */
-    wakeup(&t, 150 * MS, 1, 102, 103, 1);       /* any event: the replay catches up */
+    hand t = { .n = 0 };
+    hand_switch(&t, 1 * MS, 0, 0, 101, 100);
+    hand_switch(&t, 3 * MS, 0, 101, 0, 100);                  /* CPU 0 idles from 3 ms */
+    hand_switch(&t, 10 * MS, 1, 0, 102, 100);                 /* CPU 1 busy from 10 ms */
+    hand_wakeup(&t, 150 * MS, 1, 102, 103, 1, 100);       /* any event: the replay catches up */
     sched_replay *r = replay_kernel(&t);
     if (!r)
         return;
@@ -145,7 +105,7 @@ static void busy_cpu_ticks_move_idle_clocks(void)
     replay_free(r);
     /* no CPU busy: nothing ticks, the idle clock stands still */
     t.n = 2;
-    wakeup(&t, 150 * MS, 0, 0, 103, 2);
+    hand_wakeup(&t, 150 * MS, 0, 0, 103, 2, 100);
     r = replay_kernel(&t);
     if (!r)
         return;

@@ -36,6 +36,17 @@ static inline const ks_event *tt_find(const ks_event_log *log, uint32_t type, co
     return NULL;
 }
 
+/* The nth record of a type whose pid is pid (-1: any pid), or NULL. */
+static inline const ks_event *tt_find_pid(const ks_event_log *log, uint32_t type, int32_t pid,
+                                          int32_t nth)
+{
+    const ks_event *ev = ks_event_log_data(log);
+    for (uint32_t i = 0; i < ks_event_log_count(log); i++)
+        if (ev[i].type == type && (pid < 0 || ev[i].pid == pid) && nth-- == 0)
+            return &ev[i];
+    return NULL;
+}
+
 static inline const char *tt_fields(const ks_event_log *log, const ks_event *ev)
 {
     return ev ? ks_event_log_text(log, ev->u.generic.fields_off) : NULL;

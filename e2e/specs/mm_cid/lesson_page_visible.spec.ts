@@ -4,7 +4,7 @@
 // every test that only asked whether elements exist); the compare view is compared with
 // reference screenshots, with a tolerance. Crops land in e2e/artifacts/visible-<size>-<view>-<n>.png.
 import { test, expect, type BrowserContext, type Page } from '@playwright/test';
-import { artifacts, inspectPicture, recordConsoleErrors, type PictureOptions } from '../page_helper';
+import { artifacts, inspectPicture, recordConsoleErrors, twoFrames, type PictureOptions } from '../page_helper';
 
 const SIZES = [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }] as const;
 
@@ -16,9 +16,6 @@ interface View {
   /** A reference screenshot of the whole window. */
   reference?: boolean;
 }
-
-const frames = (page: Page) =>
-  page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)))));
 
 async function lessonReady(page: Page): Promise<void> {
   await expect(page.getByTestId('lesson-digest')).toHaveText(/^step \d+ · t=\d+ ns · v6\.1\d: /, { timeout: 20_000 });
@@ -67,7 +64,7 @@ for (const size of SIZES) {
         await page.goto(view.url);
         await view.ready(page);
         await page.waitForLoadState('networkidle');
-        await frames(page);
+        await twoFrames(page);
         const problems: string[] = [];
         for (const [i, p] of view.pictures.entries()) {
           const report = await inspectPicture(page, p.selector, { ...p.opts, save: `visible-${size.width}-${view.name}-${i + 1}.png` });

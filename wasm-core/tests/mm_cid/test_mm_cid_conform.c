@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../hand_trace.h"
 #include "../sim_test_util.h"
 #include "kscope/mm_cid/native/conform.h"
 #include "kscope/mm_cid/mm_cid.h"
@@ -18,45 +19,6 @@
 #define MS 1000000ull
 
 /* ---- a trace written by hand ---------------------------------------------------- */
-
-typedef struct hand {
-    ks_event ev[64];
-    int n;
-} hand;
-
-static ks_event *add(hand *h, uint64_t ts, uint32_t type, int cpu, int pid, int tgid)
-{
-    ks_event *e = &h->ev[h->n++];
-    memset(e, 0, sizeof *e);
-    e->ts_ns = ts;
-    e->type = type;
-    e->cpu = cpu;
-    e->pid = pid;
-    e->tgid = tgid;
-    strcpy(e->comm, pid ? "bench" : "swapper");
-    return e;
-}
-
-static void sw(hand *h, uint64_t ts, int cpu, int prev, int next, int tgid)
-{
-    ks_event *e = add(h, ts, KS_EV_SCHED_SWITCH, cpu, prev, prev ? tgid : 0);
-    e->u.sched_switch.prev_pid = prev;
-    e->u.sched_switch.next_pid = next;
-}
-
-static void rseq(hand *h, uint64_t ts, int cpu, int pid, int tgid, int cid)
-{
-    ks_event *e = add(h, ts, KS_EV_RSEQ_UPDATE, cpu, pid, tgid);
-    e->u.rseq_update.cpu_id = cpu;
-    e->u.rseq_update.mm_cid = cid;
-}
-
-static void fork_ev(hand *h, uint64_t ts, int cpu, int parent, int child, int tgid)
-{
-    ks_event *e = add(h, ts, KS_EV_SCHED_PROCESS_FORK, cpu, parent, tgid);
-    e->u.sched_process_fork.parent_pid = parent;
-    e->u.sched_process_fork.child_pid = child;
-}
 
 /*
  * Seed 000: "use it as a hint to attempt re-allocating the same concurrency ID the
@@ -73,23 +35,23 @@ static int build_recent_cid_trace(hand *h, int v613)
 {
     const int tg = 100;
     h->n = 0;
-    sw(h, 1 * MS, 0, 0, 100, tg);
-    fork_ev(h, 2 * MS, 0, 100, 101, tg);
-    fork_ev(h, 2 * MS + 1000, 0, 100, 102, tg);
-    fork_ev(h, 2 * MS + 2000, 0, 100, 103, tg);
-    sw(h, 3 * MS, 0, 100, 0, tg);                   /* main thread sleeps: CPU 0 keeps cid 0 */
-    sw(h, 5 * MS, 1, 0, 101, tg);
-    rseq(h, 5 * MS + 1000, 1, 101, tg, 1);          /* CPU 0 still owns 0: 6.12 first free 1; 6.13 expands: 1 */
-    sw(h, 6 * MS, 2, 0, 102, tg);
-    rseq(h, 6 * MS + 1000, 2, 102, tg, 2);
-    sw(h, 7 * MS, 1, 101, 0, tg);                   /* 101 sleeps 300 ms */
+    hand_switch(h, 1 * MS, 0, 0, 100, tg);
+    hand_fork(h, 2 * MS, 0, 100, 101, tg);
+    hand_fork(h, 2 * MS + 1000, 0, 100, 102, tg);
+    hand_fork(h, 2 * MS + 2000, 0, 100, 103, tg);
+    hand_switch(h, 3 * MS, 0, 100, 0, tg);                   /* main thread sleeps: CPU 0 keeps cid 0 */
+    hand_switch(h, 5 * MS, 1, 0, 101, tg);
+    hand_rseq(h, 5 * MS + 1000, 1, 101, 1, tg);          /* CPU 0 still owns 0: 6.12 first free 1; 6.13 expands: 1 */
+    hand_switch(h, 6 * MS, 2, 0, 102, tg);
+    hand_rseq(h, 6 * MS + 1000, 2, 102, 2, tg);
+    hand_switch(h, 7 * MS, 1, 101, 0, tg);                   /* 101 sleeps 300 ms */
     /* 102 runs on CPU 2 from 6 ms to 400 ms: the ticks scan at ~104, 208, 312 ms. The
      * first scan drops CPU 0's cid 0 (unused since 3 ms); the second drops CPU 1's 1. */
-    sw(h, 350 * MS, 1, 0, 101, tg);
-    rseq(h, 350 * MS + 1000, 1, 101, tg, v613 ? 1 : 0);
-    sw(h, 360 * MS, 3, 0, 103, tg);
-    rseq(h, 360 * MS + 1000, 3, 103, tg, v613 ? 3 : 1);
-    sw(h, 400 * MS, 2, 102, 0, tg);
+    hand_switch(h, 350 * MS, 1, 0, 101, tg);
+    hand_rseq(h, 350 * MS + 1000, 1, 101, v613 ? 1 : 0, tg);
+    hand_switch(h, 360 * MS, 3, 0, 103, tg);
+    hand_rseq(h, 360 * MS + 1000, 3, 103, v613 ? 3 : 1, tg);
+    hand_switch(h, 400 * MS, 2, 102, 0, tg);
     return h->n;
 }
 
@@ -166,11 +128,11 @@ static void gaps_are_counted_and_named(void)
     hand h;
     h.n = 0;
     const int tg = 200;
-    sw(&h, 1 * MS, 0, 0, 201, tg);
-    rseq(&h, 1 * MS + 1000, 0, 201, tg, 0);
+    hand_switch(&h, 1 * MS, 0, 0, 201, tg);
+    hand_rseq(&h, 1 * MS + 1000, 0, 201, 0, tg);
     /* 201's switch-out and 202's switch-in are lost: the next record names 202 */
-    rseq(&h, 5 * MS, 0, 202, tg, 1);
-    sw(&h, 6 * MS, 0, 202, 0, tg);
+    hand_rseq(&h, 5 * MS, 0, 202, 1, tg);
+    hand_switch(&h, 6 * MS, 0, 202, 0, tg);
     ks_conform *c = NULL;
     ks_conform_summary s = replay("v6.13", h.ev, h.n, &c);
     CHECK_EQ_INT(s.gaps, 1);
@@ -209,22 +171,22 @@ static void stopper_migrations_pin_the_task(void)
     hand h;
     h.n = 0;
     const int tg = 300;
-    sw(&h, 1 * MS, 0, 0, 300, tg);
-    fork_ev(&h, 2 * MS, 0, 300, 301, tg);
-    fork_ev(&h, 2 * MS + 1000, 0, 300, 302, tg);
-    sw(&h, 3 * MS, 0, 300, 0, tg);
-    sw(&h, 5 * MS, 1, 0, 301, tg);
-    rseq(&h, 5 * MS + 1000, 1, 301, tg, 1);
-    sw(&h, 6 * MS, 2, 0, 302, tg);
-    rseq(&h, 6 * MS + 1000, 2, 302, tg, 2);
-    sw(&h, 7 * MS, 2, 302, 50, tg);
+    hand_switch(&h, 1 * MS, 0, 0, 300, tg);
+    hand_fork(&h, 2 * MS, 0, 300, 301, tg);
+    hand_fork(&h, 2 * MS + 1000, 0, 300, 302, tg);
+    hand_switch(&h, 3 * MS, 0, 300, 0, tg);
+    hand_switch(&h, 5 * MS, 1, 0, 301, tg);
+    hand_rseq(&h, 5 * MS + 1000, 1, 301, 1, tg);
+    hand_switch(&h, 6 * MS, 2, 0, 302, tg);
+    hand_rseq(&h, 6 * MS + 1000, 2, 302, 2, tg);
+    hand_switch(&h, 7 * MS, 2, 302, 50, tg);
     strcpy(h.ev[h.n - 1].u.sched_switch.next_comm, "migration/2");
-    sw(&h, 7 * MS + 10000, 1, 301, 40, tg);
+    hand_switch(&h, 7 * MS + 10000, 1, 301, 40, tg);
     strcpy(h.ev[h.n - 1].u.sched_switch.next_comm, "migration/1");
-    sw(&h, 7 * MS + 20000, 1, 40, 302, 40);
-    rseq(&h, 7 * MS + 21000, 1, 302, tg, 3);
-    sw(&h, 7 * MS + 30000, 3, 0, 301, tg);
-    rseq(&h, 7 * MS + 31000, 3, 301, tg, 1);
+    hand_switch(&h, 7 * MS + 20000, 1, 40, 302, 40);
+    hand_rseq(&h, 7 * MS + 21000, 1, 302, 3, tg);
+    hand_switch(&h, 7 * MS + 30000, 3, 0, 301, tg);
+    hand_rseq(&h, 7 * MS + 31000, 3, 301, 1, tg);
     ks_conform_summary s = replay("v6.12", h.ev, h.n, NULL);
     CHECK_EQ_INT(s.stopper_migrations, 2);
     CHECK_EQ_INT(s.missing_migrations, 0);
@@ -238,14 +200,14 @@ static void resync_adopts_the_kernels_cid(void)
     hand h;
     h.n = 0;
     const int tg = 200;
-    sw(&h, 1 * MS, 0, 0, 201, tg);
-    rseq(&h, 1 * MS + 1000, 0, 201, tg, 0);
-    sw(&h, 2 * MS, 1, 0, 202, tg);
-    rseq(&h, 2 * MS + 1000, 1, 202, tg, 1);
-    sw(&h, 3 * MS, 1, 202, 0, tg);
-    rseq(&h, 5 * MS, 0, 201, tg, 1);        /* the kernel says 1 (the model: 0) */
-    sw(&h, 6 * MS, 1, 0, 202, tg);
-    rseq(&h, 6 * MS + 1000, 1, 202, tg, 0); /* ... and 202 on CPU 1 got 0: consistent */
+    hand_switch(&h, 1 * MS, 0, 0, 201, tg);
+    hand_rseq(&h, 1 * MS + 1000, 0, 201, 0, tg);
+    hand_switch(&h, 2 * MS, 1, 0, 202, tg);
+    hand_rseq(&h, 2 * MS + 1000, 1, 202, 1, tg);
+    hand_switch(&h, 3 * MS, 1, 202, 0, tg);
+    hand_rseq(&h, 5 * MS, 0, 201, 1, tg);        /* the kernel says 1 (the model: 0) */
+    hand_switch(&h, 6 * MS, 1, 0, 202, tg);
+    hand_rseq(&h, 6 * MS + 1000, 1, 202, 0, tg); /* ... and 202 on CPU 1 got 0: consistent */
     for (int on = 0; on < 2; on++) {
         ks_conform *c = NULL;
         CHECK_EQ_INT(ks_conform_new("v6.13", 4, 250, 0, &c), KS_OK);
@@ -358,18 +320,18 @@ static int build_scan_trace(hand *h, int marked)
 {
     const int tg = 500;
     h->n = 0;
-    sw(h, 1 * MS, 0, 0, 500, tg);
-    rseq(h, 1 * MS + 1000, 0, 500, tg, 0);
-    fork_ev(h, 2 * MS, 0, 500, 501, tg);
-    fork_ev(h, 2 * MS + 1000, 0, 500, 502, tg);
-    sw(h, 3 * MS, 0, 500, 0, tg);
-    sw(h, 4 * MS, 1, 0, 501, tg);
-    rseq(h, 4 * MS + 1000, 1, 501, tg, 1);
+    hand_switch(h, 1 * MS, 0, 0, 500, tg);
+    hand_rseq(h, 1 * MS + 1000, 0, 500, 0, tg);
+    hand_fork(h, 2 * MS, 0, 500, 501, tg);
+    hand_fork(h, 2 * MS + 1000, 0, 500, 502, tg);
+    hand_switch(h, 3 * MS, 0, 500, 0, tg);
+    hand_switch(h, 4 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 4 * MS + 1000, 1, 501, 1, tg);
     if (marked)                                     /* the tick's task_work: no switch before it */
-        rseq(h, 150 * MS, 1, 501, tg, 1);
-    sw(h, 300 * MS, 1, 501, 0, tg);
-    sw(h, 310 * MS, 2, 0, 502, tg);
-    rseq(h, 310 * MS + 1000, 2, 502, tg, 0);        /* the kernel had scanned: 0 was free */
+        hand_rseq(h, 150 * MS, 1, 501, 1, tg);
+    hand_switch(h, 300 * MS, 1, 501, 0, tg);
+    hand_switch(h, 310 * MS, 2, 0, 502, tg);
+    hand_rseq(h, 310 * MS + 1000, 2, 502, 0, tg);        /* the kernel had scanned: 0 was free */
     return h->n;
 }
 
@@ -422,27 +384,27 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     hand h;
     h.n = 0;
     const int tg = 600;
-    sw(&h, 1 * MS, 0, 0, 600, tg);
-    add(&h, 1 * MS + 500, KS_EV_GENERIC, 0, 0, -1);            /* in context_switch: prev */
-    rseq(&h, 1 * MS + 1000, 0, 600, tg, 0);
-    fork_ev(&h, 2 * MS, 0, 600, 601, tg);
-    fork_ev(&h, 2 * MS + 1000, 0, 600, 602, tg);
-    sw(&h, 2 * MS + 2000, 0, 600, 0, tg);
-    add(&h, 2 * MS + 2500, KS_EV_GENERIC, 0, 600, tg);
-    sw(&h, 3 * MS, 1, 0, 601, tg);
-    rseq(&h, 3 * MS + 1000, 1, 601, tg, 1);
-    sw(&h, 3 * MS + 2000, 1, 601, 0, tg);
-    sw(&h, 4 * MS, 2, 0, 602, tg);
-    rseq(&h, 4 * MS + 1000, 2, 602, tg, 2);
-    sw(&h, 4 * MS + 2000, 2, 602, 0, tg);
-    sw(&h, 200 * MS, 2, 0, 602, tg);
-    add(&h, 200 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
-    rseq(&h, 200 * MS + 1000, 2, 602, tg, 2);                  /* the unseen scan runs here */
-    sw(&h, 201 * MS, 2, 602, 0, tg);
-    add(&h, 201 * MS + 500, KS_EV_GENERIC, 2, 602, tg);
-    sw(&h, 202 * MS, 2, 0, 602, tg);
-    add(&h, 202 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
-    rseq(&h, 202 * MS + 1000, 2, 602, tg, 0);
+    hand_switch(&h, 1 * MS, 0, 0, 600, tg);
+    hand_add(&h, 1 * MS + 500, KS_EV_GENERIC, 0, 0, -1);            /* in context_switch: prev */
+    hand_rseq(&h, 1 * MS + 1000, 0, 600, 0, tg);
+    hand_fork(&h, 2 * MS, 0, 600, 601, tg);
+    hand_fork(&h, 2 * MS + 1000, 0, 600, 602, tg);
+    hand_switch(&h, 2 * MS + 2000, 0, 600, 0, tg);
+    hand_add(&h, 2 * MS + 2500, KS_EV_GENERIC, 0, 600, tg);
+    hand_switch(&h, 3 * MS, 1, 0, 601, tg);
+    hand_rseq(&h, 3 * MS + 1000, 1, 601, 1, tg);
+    hand_switch(&h, 3 * MS + 2000, 1, 601, 0, tg);
+    hand_switch(&h, 4 * MS, 2, 0, 602, tg);
+    hand_rseq(&h, 4 * MS + 1000, 2, 602, 2, tg);
+    hand_switch(&h, 4 * MS + 2000, 2, 602, 0, tg);
+    hand_switch(&h, 200 * MS, 2, 0, 602, tg);
+    hand_add(&h, 200 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
+    hand_rseq(&h, 200 * MS + 1000, 2, 602, 2, tg);                  /* the unseen scan runs here */
+    hand_switch(&h, 201 * MS, 2, 602, 0, tg);
+    hand_add(&h, 201 * MS + 500, KS_EV_GENERIC, 2, 602, tg);
+    hand_switch(&h, 202 * MS, 2, 0, 602, tg);
+    hand_add(&h, 202 * MS + 500, KS_EV_GENERIC, 2, 0, -1);
+    hand_rseq(&h, 202 * MS + 1000, 2, 602, 0, tg);
     ks_conform *c = NULL;
     ks_conform_summary s = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, &c);
     CHECK_EQ_INT(s.gaps, 0);
@@ -461,7 +423,7 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     CHECK(strstr(d.why, "first pid 602 at 0.200001") != NULL);
     ks_conform_free(c);
     /* the same generic event naming prev after another event there is a gap */
-    add(&h, 202 * MS + 2000, KS_EV_GENERIC, 2, 0, -1);
+    hand_add(&h, 202 * MS + 2000, KS_EV_GENERIC, 2, 0, -1);
     s = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, NULL);
     CHECK_EQ_INT(s.gaps, 1);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../hand_trace.h"
 #include "../sim_test_util.h"
 #include "kscope/mm_cid/native/conform.h"
 #include "../../src/sched/sim_internal.h"
@@ -127,45 +128,6 @@ static void idle_cpu_with_a_still_clock_keeps_its_cid(void)
 
 /* ---- the same in a replayed kernel trace --------------------------------------------- */
 
-typedef struct hand {
-    ks_event ev[16];
-    int n;
-} hand;
-
-static ks_event *add(hand *h, uint64_t ts, uint32_t type, int cpu, int pid)
-{
-    ks_event *e = &h->ev[h->n++];
-    memset(e, 0, sizeof *e);
-    e->ts_ns = ts;
-    e->type = type;
-    e->cpu = cpu;
-    e->pid = pid;
-    e->tgid = pid ? 700 : 0;
-    strcpy(e->comm, pid ? "bench" : "swapper");
-    return e;
-}
-
-static void sw(hand *h, uint64_t ts, int cpu, int prev, int next)
-{
-    ks_event *e = add(h, ts, KS_EV_SCHED_SWITCH, cpu, prev);
-    e->u.sched_switch.prev_pid = prev;
-    e->u.sched_switch.next_pid = next;
-}
-
-static void rseq(hand *h, uint64_t ts, int cpu, int pid, int cid)
-{
-    ks_event *e = add(h, ts, KS_EV_RSEQ_UPDATE, cpu, pid);
-    e->u.rseq_update.cpu_id = cpu;
-    e->u.rseq_update.mm_cid = cid;
-}
-
-static void fork_ev(hand *h, uint64_t ts, int cpu, int parent, int child)
-{
-    ks_event *e = add(h, ts, KS_EV_SCHED_PROCESS_FORK, cpu, parent);
-    e->u.sched_process_fork.parent_pid = parent;
-    e->u.sched_process_fork.child_pid = child;
-}
-
 /*
  * Process 700 on a quiet 4-CPU machine (v6.12, lowest free cid): 700 takes cid 0 on CPU 0
  * and sleeps at 3 ms; nothing runs until 701 starts on CPU 1 at 140 ms (cid 1) and returns
@@ -178,16 +140,16 @@ static void fork_ev(hand *h, uint64_t ts, int cpu, int parent, int child)
 static int build_quiet_machine_trace(hand *h)
 {
     h->n = 0;
-    sw(h, 1 * MS, 0, 0, 700);
-    rseq(h, 1 * MS + 1000, 0, 700, 0);
-    fork_ev(h, 2 * MS, 0, 700, 701);
-    fork_ev(h, 2 * MS + 1000, 0, 700, 702);
-    sw(h, 3 * MS, 0, 700, 0);
-    sw(h, 140 * MS, 1, 0, 701);
-    rseq(h, 140 * MS + 1000, 1, 701, 1);
-    rseq(h, 141 * MS, 1, 701, 1);                   /* unprompted: the scan ran here */
-    sw(h, 145 * MS, 2, 0, 702);
-    rseq(h, 145 * MS + 1000, 2, 702, 2);
+    hand_switch(h, 1 * MS, 0, 0, 700, 700);
+    hand_rseq(h, 1 * MS + 1000, 0, 700, 0, 700);
+    hand_fork(h, 2 * MS, 0, 700, 701, 700);
+    hand_fork(h, 2 * MS + 1000, 0, 700, 702, 700);
+    hand_switch(h, 3 * MS, 0, 700, 0, 700);
+    hand_switch(h, 140 * MS, 1, 0, 701, 700);
+    hand_rseq(h, 140 * MS + 1000, 1, 701, 1, 700);
+    hand_rseq(h, 141 * MS, 1, 701, 1, 700);                   /* unprompted: the scan ran here */
+    hand_switch(h, 145 * MS, 2, 0, 702, 700);
+    hand_rseq(h, 145 * MS + 1000, 2, 702, 2, 700);
     return h->n;
 }
 

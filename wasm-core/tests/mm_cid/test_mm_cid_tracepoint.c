@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../trace_test_util.h"
 #include "kscope/ftrace.h"
 
 /* The whole text decoded in one feed; the log (free it). */
@@ -26,27 +27,6 @@ static ks_event_log *decode_text(const char *text, ks_ftrace_stats *stats)
     CHECK_EQ_INT(ks_ftrace_decoder_stats(dec, stats), KS_OK);
     ks_ftrace_decoder_free(dec);
     return log;
-}
-
-/* How many generic records are named `name`. */
-static uint32_t count_named(const ks_event_log *log, const char *name)
-{
-    uint32_t n = 0;
-    const ks_event *ev = ks_event_log_data(log);
-    for (uint32_t i = 0; i < ks_event_log_count(log); i++)
-        n += ev[i].type == KS_EV_GENERIC &&
-             strcmp(ks_event_log_text(log, ev[i].u.generic.name_off), name) == 0;
-    return n;
-}
-
-/* The nth record of a type (any pid). */
-static const ks_event *find_event(const ks_event_log *log, uint32_t type, int32_t pid, int32_t nth)
-{
-    const ks_event *ev = ks_event_log_data(log);
-    for (uint32_t i = 0; i < ks_event_log_count(log); i++)
-        if (ev[i].type == type && (pid < 0 || ev[i].pid == pid) && nth-- == 0)
-            return &ev[i];
-    return NULL;
 }
 
 /* ---- kscope's kscope_mm_cid_get (kernel-patches/mm_cid-7e019dc/6.12) --------------- */
@@ -73,14 +53,14 @@ static void kscope_mm_cid_get_lines_are_generic_with_named_fields(void)
     CHECK_EQ_INT(ks_event_log_count(log), 4);
     CHECK_EQ_INT(st.malformed_lines, 0);
     CHECK_EQ_INT(st.generic_events, 3);
-    CHECK_EQ_INT(count_named(log, "kscope_mm_cid_get"), 3);
+    CHECK_EQ_INT(tt_count(log, KS_EV_GENERIC, "kscope_mm_cid_get"), 3);
     static const struct { int32_t cpu, pid, tgid; uint64_t ts_ns; const char *fields; } want[] = {
         { 4, 0, 0, 15832632000ull, "cid=8 recent_cid=8 max_nr_cid=9 path=recent" },
         { 11, 135, 135, 15460568000ull, "cid=0 recent_cid=-1 max_nr_cid=-1 path=lowest" },
         { 7, 127, 127, 15457973000ull, "cid=0 recent_cid=0 max_nr_cid=-1 path=pcpu" },
     };
     for (int32_t i = 0; i < 3; i++) {
-        const ks_event *ev = find_event(log, KS_EV_GENERIC, -1, i);
+        const ks_event *ev = tt_find_pid(log, KS_EV_GENERIC, -1, i);
         CHECK(ev != NULL);
         if (!ev)
             continue;
@@ -91,7 +71,7 @@ static void kscope_mm_cid_get_lines_are_generic_with_named_fields(void)
         CHECK_EQ_INT(ev->tgid, want[i].tgid);
         CHECK(ev->ts_ns == want[i].ts_ns);
     }
-    const ks_event *sw = find_event(log, KS_EV_SCHED_SWITCH, -1, 0);
+    const ks_event *sw = tt_find_pid(log, KS_EV_SCHED_SWITCH, -1, 0);
     CHECK(sw != NULL && sw->u.sched_switch.next_pid == 142);
     ks_event_log_free(log);
 }

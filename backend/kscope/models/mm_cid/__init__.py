@@ -2,7 +2,7 @@
 
 - conform.py: replaying a real trace through the model's variants, its disagreement causes
   in plain words, and the `kscope conform` text;
-- conform_binding.py: the ctypes binding of the C replay (conform.h) that conform.py drives;
+- native/conform.py: the ctypes binding of the C replay (conform.h) that conform.py drives;
 - repro.py + text_report.py: `kscope repro mm_cid`, seed 000's benchmark on the modelled
   EPYC 9654, and its text;
 - kernel_runs.py: what a VM capture of the intermittent workload says about mm_cid
@@ -12,7 +12,7 @@ The descriptor below is all the generic code reads before it calls one of these.
 """
 
 from kscope.models.model import Conform, Model, Repro
-from kscope.models.mm_cid.conform_binding import VARIANTS
+from kscope.models.mm_cid.native.conform import VARIANTS
 
 MODEL = Model(
     name="mm_cid",

@@ -22,7 +22,7 @@ from kscope import switch_gaps, tgids
 from kscope.conform import DEFAULT_HZ, MAX_LISTED, NothingToCompare, kernel_version, pct, trace_notes
 from kscope.ingest import records
 from kscope.ingest.sources import InputError
-from kscope.models.mm_cid.conform_binding import VARIANTS, Conform
+from kscope.models.mm_cid.native.conform import VARIANTS, Conform
 
 # The record type whose field the model's decision is compared with (picks the trace buffer).
 COMPARED_TYPE = records.RSEQ

@@ -69,7 +69,7 @@ describe('allocator sentences', () => {
       MIGRATE_KEPT_SRC: /had a cid or a recent_cid and mm_users \d+ >= \d+ \(the process's allowed CPUs\), so CPU \d+ keeps cid \d+/,
       MIGRATE_SRC_IN_USE: /another thread of the process runs on CPU \d+ and uses cid \d+: nothing moves/,
       SCAN: /the 100 ms scan ran \(task_mm_cid_work, from the tick on CPU \d+ while thread \d+ ran there\)/,
-      SCAN_DROPPED_OLD: /the scan took cid \d+ back from CPU \d+: unused for \d+\.\d{3} ms >= 100 ms/,
+      SCAN_DROPPED_OLD: /the scan took cid \d+ back from CPU \d+: unused for \d+\.\d{3} ms >= 100 ms by that CPU's rq clock/,
       COMPACT_DROPPED: /it is >= \d+, the number of cids still taken \(compaction\)/,
       MARKED_LAZY: /the scan only marked its cid \d+ LAZY_PUT/,
       EXIT_PUT: /thread \d+ exits: CPU \d+ gives cid \d+ back at once/,
@@ -97,11 +97,11 @@ describe('allocator sentences', () => {
     const r12 = at(runs.bench612)
     const r13 = at(runs.bench613)
     expect(narrateRecord(r12, 'v6.12', runs.bench612.records)).toBe(
-      'thread 1001 woke on CPU 1; CPU 1 had no cid (dropped by the 100 ms scan at t=204.000 ms: unused for 204.000 ms); ' +
+      'thread 1001 woke on CPU 1; CPU 1 had no cid (dropped by the 100 ms scan at t=204.000 ms: unused for 196.000 ms by CPU 1\'s rq clock); ' +
         'v6.12 takes the lowest free cid below nr_cpu_ids (8): cid 0',
     )
     expect(narrateRecord(r13, 'v6.13', runs.bench613.records)).toBe(
-      'thread 1001 woke on CPU 1; CPU 1 had no cid (dropped by the 100 ms scan at t=204.000 ms: unused for 204.000 ms); ' +
+      'thread 1001 woke on CPU 1; CPU 1 had no cid (dropped by the 100 ms scan at t=204.000 ms: unused for 196.000 ms by CPU 1\'s rq clock); ' +
         'v6.13 tried recent_cid 1 first — free — so it got cid 1 back',
     )
     // The step adds where the area was: v6.12's cid 0 area was CPU 0's, in the same L3.

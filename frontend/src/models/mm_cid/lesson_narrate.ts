@@ -55,7 +55,7 @@ function removalReason(r: MmCidRecord, cpu: number): string | null {
   const at = formatT(r.ts_ns)
   switch (r.path) {
     case 'SCAN_DROPPED_OLD':
-      return r.cpu === cpu ? `dropped by the 100 ms scan at ${at}: unused for ${ms(r.age_ns)}` : null
+      return r.cpu === cpu ? `dropped by the 100 ms scan at ${at}: unused for ${ms(r.age_ns)} by CPU ${r.cpu}'s rq clock` : null
     case 'COMPACT_DROPPED':
       return r.cpu === cpu ? `taken back by the scan's compaction at ${at}` : null
     case 'PUT_LAZY':
@@ -151,7 +151,7 @@ export function narrateRecord(r: MmCidRecord, variant: string, history: readonly
     case 'SCAN':
       return `at ${formatT(r.ts_ns)} the 100 ms scan ran (task_mm_cid_work, from the tick on CPU ${r.other_cpu} while thread ${r.tid} ran there): it checks every CPU's cid for this process`
     case 'SCAN_DROPPED_OLD':
-      return `the scan took cid ${r.cid} back from CPU ${r.cpu}: unused for ${ms(r.age_ns)} >= 100 ms; its cidmask bit is cleared${is612 ? '' : ` (CPU ${r.cpu} still remembers it as recent_cid)`}`
+      return `the scan took cid ${r.cid} back from CPU ${r.cpu}: unused for ${ms(r.age_ns)} >= 100 ms by that CPU's rq clock; its cidmask bit is cleared${is612 ? '' : ` (CPU ${r.cpu} still remembers it as recent_cid)`}`
     case 'COMPACT_DROPPED':
       return `the scan took cid ${r.cid} back from CPU ${r.cpu}: it is >= ${r.bound}, the number of cids still taken (compaction)`
     case 'MARKED_LAZY':
