@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "kscope/cost.h"
+#include "kscope/native/cost.h"
 #include "kscope/topology.h"
 
 static ks_cost_params params_of(const char *name)

@@ -164,6 +164,13 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_sim_get_stats": ([_Handle, _P(st.KsSimStats)], _i32),
     "ks_sim_burst_count": ([_Handle], _u32),
     "ks_sim_burst_costs": ([_Handle], _P(st.KsBurstCost)),
+    # native/sim_cost.h, native/cost.h: the cost model v2
+    "ks_sim_set_cost_model": ([_Handle, _i32, _P(st.KsCostParams)], _i32),
+    "ks_sim_cost_model": ([_Handle], _i32),
+    "ks_sim_burst_parts": ([_Handle], _P(st.KsCostParts)),
+    "ks_topology_cost_params": ([_TopologyPtr, _P(st.KsCostParams)], _i32),
+    "ks_cost_part_name": ([_i32], _str),
+    "ks_cost_sweep_run": ([_P(st.KsCostParams), _P(st.KsCostSweep), _P(st.KsCostResult)], _i32),
     "ks_sim_snapshot_size": ([_Handle], _u32),
     "ks_sim_snapshot_save": ([_Handle, ctypes.c_void_p, _u32], _i32),
     "ks_sim_snapshot_restore": ([_Handle, ctypes.c_void_p, _u32], _i32),

@@ -25,7 +25,8 @@
  * its source; a user may override any of them (e.g. with `kscope calibrate`'s
  * measured figures) before costing.
  *
- * Nothing in the simulator uses v2 yet; v1 is unchanged.
+ * The simulator's bursts (src/sched/driver.c) are costed by v2 when ks_sim_set_cost_model
+ * selects it (the repro does); v1 (cache.h) stays the default and keeps the line state.
  */
 #ifndef KSCOPE_COST_H
 #define KSCOPE_COST_H
@@ -64,12 +65,16 @@ typedef struct ks_cost_params {
     int32_t l1_bytes, l2_bytes, l3_bytes;   /* per core, per core, per LLC (from the topology) */
     int32_t n_cstates;
     ks_cost_cstate cstates[KS_COST_MAX_CSTATES];   /* shallowest first */
+    /* First write to a page that is not yet this process's own (a zero-fill or
+     * copy-on-write fault: the kernel allocates a page, fills it, maps it): ns per 4 KiB
+     * page, the fault and the fill together (cost_fault.c; calibrate sweep16k.first_touch). */
+    int32_t first_touch_ns_per_page;
+    int32_t reserved;
 } ks_cost_params;
-_Static_assert(sizeof(ks_cost_params) == 36 + 14 * 4 + KS_COST_MAX_CSTATES * 24,
+_Static_assert(sizeof(ks_cost_params) == 36 + 14 * 4 + KS_COST_MAX_CSTATES * 24 + 2 * 4,
                "ks_cost_params: no hidden padding");
 
-/* The preset's figures (a documented generic set for imported topologies). */
-KS_API int32_t ks_topology_cost_params(const ks_topology *topo, ks_cost_params *out);
+/* ks_topology_cost_params() (kscope/native/cost.h): the preset's figures. */
 
 /* ---- the breakdown ----------------------------------------------------------- */
 
@@ -88,11 +93,16 @@ typedef enum ks_cost_part {
     KS_COST_CONTENTION,    /* waiting behind other accessors of the same line */
     KS_COST_LOCK_HANDOFF,  /* a queued lock passed to this waiter */
     KS_COST_LOCK_SPIN,     /* spinning while the waiters ahead take their turns */
+    KS_COST_FIRST_TOUCH,   /* page faults: the first write to pages not yet the process's own */
     KS_COST_PARTS
 } ks_cost_part;
 
-/* "idle_flush", ... (stable names for views and JSON); NULL out of range. */
-KS_API const char *ks_cost_part_name(int32_t part);
+/* ks_cost_part_name() (kscope/native/cost.h): the parts' stable names. */
+
+/* The parts of one costed thing (a simulated burst: ks_sim_burst_parts). */
+typedef struct ks_cost_parts {
+    double part_ns[KS_COST_PARTS];
+} ks_cost_parts;
 
 /* ---- a burst ------------------------------------------------------------------ */
 
@@ -145,7 +155,7 @@ typedef struct ks_cost_sweep {
     uint64_t idle_ns;          /* how long this core idled right before the burst */
     uint64_t since_own_touch_ns; /* since this core last touched the area (its TLB); KS_COST_NEVER */
     int32_t n_groups;
-    int32_t reserved;
+    int32_t first_touch_pages; /* pages of the area written for the first time (a fault each) */
     ks_cost_lines groups[KS_COST_MAX_GROUPS];
 } ks_cost_sweep;
 _Static_assert(sizeof(ks_cost_sweep) == 8 * 4 + 2 * 8 + 8 + KS_COST_MAX_GROUPS * 32,
@@ -165,35 +175,16 @@ typedef struct ks_cost_result {
     uint32_t hitm;                     /* loads that found the line Modified elsewhere */
     uint32_t pages;                    /* 4 KiB pages the burst touches */
     uint32_t pages_walked;
+    uint32_t pages_faulted;            /* first_touch_pages: each took a page fault */
+    uint32_t reserved;
     int32_t cstate;                    /* index into params.cstates this core reached, -1: none */
     int32_t bound;                     /* 0 core, 1 latency, 2 bandwidth: what set the memory time */
 } ks_cost_result;
-_Static_assert(sizeof(ks_cost_result) == 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_COUNT + 10),
+_Static_assert(sizeof(ks_cost_result) == 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_COUNT + 12),
                "ks_cost_result: no hidden padding");
 
-/* Costs one burst. KS_ERR_INVALID_ARG when an argument is NULL, params are unusable
- * (clock <= 0, demand_mlp < 1, a negative figure, n_cstates out of [0, 4]) or the sweep is
- * (n_groups out of [0, KS_COST_MAX_GROUPS], where/state/order/flags out of range, a
- * negative rate or offset, more than 2^32 - 1 lines). */
-KS_API int32_t ks_cost_sweep_run(const ks_cost_params *params, const ks_cost_sweep *sweep,
-                                 ks_cost_result *out);
-
-/* ---- a contended line and a queued lock -------------------------------------- */
-
-/* n accessors each touch one line over and over (a store or an atomic each time, or a
- * load after another accessor's store), think_ns of other work between touches; the
- * line moves between them at the given distance (KS_SRC_SAME_LLC_CORE ...). Result:
- * the mean time of one touch (core + transfer + contention). */
-KS_API int32_t ks_cost_contended_line(const ks_cost_params *params, int32_t accessors,
-                                      int32_t distance, double think_ns, ks_cost_result *out);
-
-/* One acquisition of a queued (MCS-style) spinlock that finds `waiters` ahead of it:
- * each earlier waiter holds it for hold_ns of work plus cs_lines lines it fetches
- * from the previous holder, then hands it on; this one spins until its turn, takes
- * the hand-off, and runs its own critical section. Hand-offs and lines move at the
- * given distance. */
-KS_API int32_t ks_cost_mcs_acquire(const ks_cost_params *params, int32_t waiters,
-                                   int32_t distance, double hold_ns, int32_t cs_lines,
-                                   ks_cost_result *out);
+/* The functions that cost a burst, a contended line and a queued lock are declared in
+ * kscope/native/cost.h: the native build (backend, tests, tools) calls them; the browser
+ * reads their results through the simulation (no browser export until a view calls them). */
 
 #endif

@@ -6,6 +6,7 @@
  *   cost_overlap.c     misses in flight and bandwidth: the burst's memory time, and
  *                      how it splits into the parts
  *   cost_tlb.c         page walks
+ *   cost_fault.c       first-touch page faults
  *   cost_contention.c  a line with N accessors (a closed queue)
  *   cost_mcs.c         a queued spinlock's hand-off
  *   cost_sweep.c       the entry point that puts them together; part names
@@ -16,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "kscope/cost.h"
+#include "kscope/native/cost.h"
 
 /* A group of lines after residency: where its first trip goes, and why. */
 typedef struct cost_run {
@@ -60,6 +61,9 @@ double cost_trip_ns(const ks_cost_params *p, int32_t src);
 
 /* cost_tlb.c: page walks of the sweep: fills part_ns[KS_COST_TLB], pages, pages_walked. */
 void cost_tlb(const ks_cost_params *p, const ks_cost_sweep *sw, uint32_t lines, ks_cost_result *out);
+
+/* cost_fault.c: the page faults of first-touch pages: part_ns[KS_COST_FIRST_TOUCH], pages_faulted. */
+void cost_first_touch(const ks_cost_params *p, const ks_cost_sweep *sw, ks_cost_result *out);
 
 /* cost_sweep.c: 1 if params can be used. */
 int cost_params_ok(const ks_cost_params *p);

@@ -8,6 +8,7 @@
  *   3. overlap     the memory time: core work, misses in flight, bandwidth
  *   4. TLB         page walks of the area's pages
  *   5. wake-up     the C-state's exit latency, if the burst's time includes it
+ *   6. first touch page faults of pages the process writes for the first time
  *
  * The parts are added in index order into total_ns, so they sum to it exactly.
  */
@@ -30,6 +31,7 @@ static const char *const part_names[KS_COST_PARTS] = {
     [KS_COST_CONTENTION] = "contention",
     [KS_COST_LOCK_HANDOFF] = "lock_handoff",
     [KS_COST_LOCK_SPIN] = "lock_spin",
+    [KS_COST_FIRST_TOUCH] = "first_touch",
 };
 
 const char *ks_cost_part_name(int32_t part)
@@ -44,7 +46,7 @@ int cost_params_ok(const ks_cost_params *p)
         || p->sweep_cycles_per_line < 0 || p->stlb_entries < 0 || p->walk_levels < 0
         || p->walk_ns_measured < 0 || p->fabric_gbps_per_llc < 0 || p->dram_gbps_per_socket < 0
         || p->l1_bytes < 0 || p->l2_bytes < 0 || p->l3_bytes < 0
-        || p->n_cstates < 0 || p->n_cstates > KS_COST_MAX_CSTATES)
+        || p->n_cstates < 0 || p->n_cstates > KS_COST_MAX_CSTATES || p->first_touch_ns_per_page < 0)
         return 0;
     for (int i = 0; i < KS_SRC_COUNT; i++)
         if (p->latency.cycles[i] < 0)
@@ -61,7 +63,8 @@ static int sweep_ok(const ks_cost_sweep *sw)
         || (sw->order != KS_ORDER_SEQUENTIAL && sw->order != KS_ORDER_RANDOM)
         || (sw->is_store != 0 && sw->is_store != 1) || (sw->wake_in_burst != 0 && sw->wake_in_burst != 1)
         || sw->page_offset < 0 || sw->background_private_bytes_per_us < 0
-        || sw->background_llc_bytes_per_us < 0 || sw->streams_per_llc < 0 || sw->streams_per_socket < 0)
+        || sw->background_llc_bytes_per_us < 0 || sw->streams_per_llc < 0 || sw->streams_per_socket < 0
+        || sw->first_touch_pages < 0)
         return 0;
     uint64_t lines = 0;
     for (int i = 0; i < sw->n_groups; i++) {
@@ -101,7 +104,10 @@ int32_t ks_cost_sweep_run(const ks_cost_params *p, const ks_cost_sweep *sw, ks_c
     if (sw->wake_in_burst && out->cstate >= 0)
         out->part_ns[KS_COST_CSTATE_EXIT] = (double)p->cstates[out->cstate].exit_ns;
 
-    double extra = out->part_ns[KS_COST_TLB] + out->part_ns[KS_COST_CSTATE_EXIT];
+    cost_first_touch(p, sw, out);
+
+    double extra = out->part_ns[KS_COST_TLB] + out->part_ns[KS_COST_CSTATE_EXIT]
+                 + out->part_ns[KS_COST_FIRST_TOUCH];
     out->serial_ns += extra;
     for (int i = 0; i < KS_COST_PARTS; i++)
         out->total_ns += out->part_ns[i];

@@ -60,12 +60,22 @@
  *                  cache helps (5-level paging, LA57, would read 5: not modelled).
  *   [gcc-O2]       DERIVED: gcc -O2 for baseline x86-64 vectorises the seed's byte
  *                  increment with SSE2 (16-byte vectors): per 64-byte line 4 loads,
- *                  4 adds, 4 stores; at two stores per cycle ([Intel-ORM], [CnC-Zen4])
- *                  that is 2 cycles per line. calibrate: sweep16k.hot / 256 lines.
+ *                  4 adds, 4 stores. The store port sets the pace: Golden Cove / Redwood
+ *                  Cove sustain 2 stores per cycle to the same line ([Intel-ORM];
+ *                  [SO-ldst]), so 2 cycles per line; Zen 3 / Zen 4 take 2 loads and 1
+ *                  vector store (any width) per cycle ([SO-ldst]: "Zen 3/4: 2 loads, 1
+ *                  store ... vectors of any width"; Chips and Cheese, "AMD's Zen 4 Part 1",
+ *                  2022, the same port counts), so 4 cycles per line. calibrate:
+ *                  sweep16k.hot / 256 lines (418 ns on the session machine's EMR under KVM
+ *                  at an unknown clock: about 5 cycles per line at 3 GHz, so 2 may be low
+ *                  for Golden Cove too: to be checked on bare metal).
+ *   [SO-ldst]      (read) Peter Cordes et al., Stack Overflow "Load/stores per cycle for
+ *                  recent CPU architecture generations" (question 45108395): per-cycle
+ *                  loads and stores per microarchitecture, from Intel's and AMD's guides.
  */
 #include <string.h>
 
-#include "kscope/cost.h"
+#include "kscope/native/cost.h"
 #include "machine_family.h"
 
 typedef struct cost_table {
@@ -78,6 +88,17 @@ typedef struct cost_table {
 
 #define US 1000
 
+/* First-touch page fault, ns per 4 KiB page (cost_fault.c): MEASURED, not published.
+ * `kscope calibrate` on a session machine (Intel family 6 model 207, Emerald Rapids,
+ * 2 vCPUs under KVM, idle; 2026-11-28 00:55 UTC, docs/calibrate.md): sweep16k.first_touch
+ * median 12,307 ns for 16 KiB of freshly mapped memory, sweep16k.hot 418 ns, so
+ * (12,307 - 418) / 4 pages = 2,972 ns per page. It is a KVM guest's fault (the guest's
+ * page fault, plus an EPT violation when the host has not backed the page yet), used
+ * for every machine as a stand-in: we have no bare-metal measurement of a Genoa or
+ * Sapphire Rapids anonymous/COW fault at hand. Bare metal is likely cheaper (an upper
+ * bound here). A caller with a better figure writes ks_cost_params.first_touch_ns_per_page. */
+#define FIRST_TOUCH_NS_PER_PAGE 2972
+
 /* The stream prefetcher starts after this many demand misses in a page: ASSUMPTION
  * (the manuals say "a few"; 2 is the smallest that shows a direction). */
 #define TRIGGER_LINES 2
@@ -87,7 +108,7 @@ static const cost_table zen4_costs = {
     .prefetch_mlp = 64,            /* [AMD-SOG19h] */
     .prefetch_trigger_lines = TRIGGER_LINES,
     .page_bytes = 4096,            /* [AMD-SOG19h] */
-    .sweep_cycles_per_line = 2,    /* [gcc-O2] */
+    .sweep_cycles_per_line = 4,    /* [gcc-O2]: 1 vector store per cycle */
     .stlb_entries = 3072,          /* [CnC-Zen4] */
     .walk_levels = 4,              /* [paging] */
     /* 32 B per fabric clock [CnC-Zen4] at an FCLK of 1.8 GHz (ASSUMPTION: Genoa's
@@ -210,5 +231,6 @@ int32_t ks_topology_cost_params(const ks_topology *topo, ks_cost_params *out)
     out->l3_bytes = kib_bytes(s.l3_kib, FALLBACK_L3_KIB);
     out->n_cstates = t->n_cstates;
     memcpy(out->cstates, t->cstates, sizeof out->cstates);
+    out->first_touch_ns_per_page = FIRST_TOUCH_NS_PER_PAGE;
     return KS_OK;
 }

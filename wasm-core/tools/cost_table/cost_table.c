@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "kscope/cache.h"
-#include "kscope/cost.h"
+#include "kscope/native/cost.h"
 #include "kscope/topology.h"
 
 #define AREA 16384u

@@ -204,6 +204,8 @@ int main(void)
     FIELD(ks_cost_params, l3_bytes);
     FIELD(ks_cost_params, n_cstates);
     FIELD(ks_cost_params, cstates);
+    FIELD(ks_cost_params, first_touch_ns_per_page);
+    FIELD(ks_cost_params, reserved);
     end();
     BEGIN(ks_cost_lines);
     FIELD(ks_cost_lines, lines);
@@ -225,7 +227,7 @@ int main(void)
     FIELD(ks_cost_sweep, idle_ns);
     FIELD(ks_cost_sweep, since_own_touch_ns);
     FIELD(ks_cost_sweep, n_groups);
-    FIELD(ks_cost_sweep, reserved);
+    FIELD(ks_cost_sweep, first_touch_pages);
     FIELD(ks_cost_sweep, groups);
     end();
     BEGIN(ks_cost_result);
@@ -242,8 +244,13 @@ int main(void)
     FIELD(ks_cost_result, hitm);
     FIELD(ks_cost_result, pages);
     FIELD(ks_cost_result, pages_walked);
+    FIELD(ks_cost_result, pages_faulted);
+    FIELD(ks_cost_result, reserved);
     FIELD(ks_cost_result, cstate);
     FIELD(ks_cost_result, bound);
+    end();
+    BEGIN(ks_cost_parts);
+    FIELD(ks_cost_parts, part_ns);
     end();
     BEGIN(ks_line_stats);
     FIELD(ks_line_stats, loads);
