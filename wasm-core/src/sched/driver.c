@@ -478,8 +478,12 @@ static uint64_t warmup_sweeps(ks_sim *s, int32_t task, int32_t obj, int32_t n, i
         return first;
     ks_cost_parts hot_parts = { { 0 } }, scratch = { { 0 } };
     uint64_t hot = sweep(s, task, obj, now + first, 0, &hot_parts);
+    double hot_sum = 0;                 /* the parts of the rounded hot cost, n - 1 times */
     for (int i = 0; i < KS_COST_PARTS; i++)
-        parts->part_ns[i] += (double)(n - 1) * hot_parts.part_ns[i];
+        hot_sum += hot_parts.part_ns[i];
+    double scale = hot_sum > 0 ? (double)(n - 1) * (double)hot / hot_sum : 0;
+    for (int i = 0; i < KS_COST_PARTS; i++)
+        parts->part_ns[i] += scale * hot_parts.part_ns[i];
     if (n > 2) {
         sweep(s, task, obj, now + first + (uint64_t)(n - 2) * hot, 0, &scratch);
         s->core.stats.access_ns += (uint64_t)(n - 3) * hot;
