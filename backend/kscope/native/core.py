@@ -171,6 +171,8 @@ _SIGNATURES: dict[str, tuple[list, object]] = {
     "ks_topology_cost_params": ([_TopologyPtr, _P(st.KsCostParams)], _i32),
     "ks_cost_part_name": ([_i32], _str),
     "ks_cost_sweep_run": ([_P(st.KsCostParams), _P(st.KsCostSweep), _P(st.KsCostResult)], _i32),
+    "ks_cost_contended_line": ([_P(st.KsCostParams), _i32, _i32, ctypes.c_double, _P(st.KsCostResult)], _i32),
+    "ks_cost_mcs_acquire": ([_P(st.KsCostParams), _i32, _i32, ctypes.c_double, _i32, _P(st.KsCostResult)], _i32),
     "ks_sim_snapshot_size": ([_Handle], _u32),
     "ks_sim_snapshot_save": ([_Handle, ctypes.c_void_p, _u32], _i32),
     "ks_sim_snapshot_restore": ([_Handle, ctypes.c_void_p, _u32], _i32),

@@ -54,10 +54,35 @@ def sweep(*, lines: int = 256, where: str = "own_private", dirty: bool = True, a
     return sw
 
 
+SOURCES = ("l1", "l2", "llc", "same_llc_core", "other_llc", "other_socket", "dram_local",
+           "dram_remote")  # ks_cache_source, the distance of a contended line or a lock hand-off
+
+
+def contended_line(params: st.KsCostParams, accessors: int, distance: str, think_ns: float) -> dict[str, Any]:
+    """ks_cost_contended_line: the mean time of one touch of a line with `accessors` users."""
+    out = st.KsCostResult()
+    core.check(core.lib().ks_cost_contended_line(ctypes.byref(params), accessors, SOURCES.index(distance),
+                                                 think_ns, ctypes.byref(out)))
+    return _result(out)
+
+
+def mcs_acquire(params: st.KsCostParams, waiters: int, distance: str, hold_ns: float,
+                cs_lines: int) -> dict[str, Any]:
+    """ks_cost_mcs_acquire: one acquisition of a queued spinlock behind `waiters`."""
+    out = st.KsCostResult()
+    core.check(core.lib().ks_cost_mcs_acquire(ctypes.byref(params), waiters, SOURCES.index(distance),
+                                              hold_ns, cs_lines, ctypes.byref(out)))
+    return _result(out)
+
+
 def run_sweep(params: st.KsCostParams, sw: st.KsCostSweep) -> dict[str, Any]:
     """ks_cost_sweep_run as a dict: total, parts, serial, and the counts views use."""
     out = st.KsCostResult()
     core.check(core.lib().ks_cost_sweep_run(ctypes.byref(params), ctypes.byref(sw), ctypes.byref(out)))
+    return _result(out)
+
+
+def _result(out: st.KsCostResult) -> dict[str, Any]:
     return {
         "total_ns": out.total_ns, "parts": parts_dict(out.part_ns), "serial_ns": out.serial_ns,
         "lines_prefetched": out.lines_prefetched, "lines_idle_flushed": out.lines_idle_flushed,
