@@ -6,7 +6,8 @@
  * (kscope/cost.h) on each preset, in the situations the concurrency-id lesson is about:
  * hot; after this core idled 10 ms and 200 ms; after another core of the same LLC,
  * of another LLC, of the other socket wrote it; and after such a core wrote it and
- * then idled 200 ms. Beside each, the v1 cache model's figure (kscope/cache.h: the same
+ * then idled 200 ms; and never written (librseq's copy-on-write range of a cid no thread
+ * used yet: 4 first-touch faults; v1 takes its lines from DRAM). Beside each, the v1 cache model's figure (kscope/cache.h: the same
  * sequence of ks_cache_access calls the simulator's driver makes: load the area, then
  * store it). Two blocks: no background traffic, and v1's default background (1000
  * B/us per core, 8000 B/us per LLC) given to both models.
@@ -25,12 +26,13 @@
 #define MS 1000000ull
 
 typedef enum { HOT, IDLE_10, IDLE_200, SAME_LLC, OTHER_LLC, OTHER_SOCKET, OTHER_LLC_IDLE,
-               N_SCEN } scenario;
+               NEVER_WRITTEN, N_SCEN } scenario;
 
 static const char *const scen_names[N_SCEN] = {
     "hot (swept just before)", "this core idled 10 ms", "this core idled 200 ms",
     "another core, same LLC, wrote it", "a core of another LLC wrote it",
     "a core of the other socket wrote it", "another LLC wrote it, then idled 200 ms",
+    "never written (first touch: 4 faults)",
 };
 
 /* ---- v1: the cache model, driven as src/sched/driver.c's sweep() does --------- */
@@ -77,6 +79,11 @@ static int64_t v1_cost(const ks_topology *t, scenario sc, int32_t bg_private, in
         ks_cache_free(c);
         return -1;
     }
+    if (sc == NEVER_WRITTEN) {
+        uint64_t fresh = v1_sweep(c, 0, obj, 1000);
+        ks_cache_free(c);
+        return (int64_t)fresh;
+    }
     uint64_t first = v1_sweep(c, other, obj, 0), cost;
     switch (sc) {
     case HOT: cost = v1_sweep(c, 0, obj, first + 1000); break;
@@ -111,6 +118,11 @@ static int v2_cost(const ks_topology *t, const ks_cost_params *p, scenario sc, i
     case OTHER_LLC_IDLE:
         g->where = KS_WHERE_OTHER_LLC;
         g->age_ns = g->holder_idle_ns = 200 * MS;
+        break;
+    case NEVER_WRITTEN:             /* the faults' fills leave the lines in this core's caches */
+        g->age_ns = 0;
+        sw.since_own_touch_ns = 0;
+        sw.first_touch_pages = (int32_t)(AREA / 4096);
         break;
     default: break;
     }
