@@ -35,6 +35,9 @@ class SimRequest:
     # each model's rule: models/<name>/__init__.py, sim_auto)
     algo: str = "auto"
     hash_events: bool = True  # the event-stream hash (C, ks_fnv1a64); --no-hash skips it
+    # what prices a burst: "v1" (the cache model's serial trips) or "v2" (the cost model v2,
+    # docs/cost_model_v2.md, whose parts the summary gives)
+    cost_model: str = "v1"
 
 
 def read_workload(path: Path) -> bytes:
@@ -62,17 +65,27 @@ def percentile(sorted_values: list[int], pct: float) -> int | None:
     return sorted_values[rank - 1]
 
 
-def burst_summary(bursts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Count, mean, p50 and p95 of the measured bursts' modelled cost (None when there are none).
+def burst_summary(bursts: list[dict[str, Any]], parts: list[dict[str, float]] | None = None) -> dict[str, Any]:
+    """Count, mean, p50 and p95 of the measured bursts' modelled cost (None when there are none),
+    and the mean ns of each cost-model-v2 part per measured burst (nonzero parts only; empty
+    under v1).
 
     Warm-ups (a workload's warmup_sweeps) are not measured bursts and are left out.
     """
-    costs = sorted(b["cost_ns"] for b in bursts if not b.get("warmup"))
+    measured = [i for i, b in enumerate(bursts) if not b.get("warmup")]
+    costs = sorted(bursts[i]["cost_ns"] for i in measured)
+    means: dict[str, float] = {}
+    if parts and measured:
+        for name in parts[0]:
+            mean = sum(parts[i][name] for i in measured) / len(measured)
+            if round(mean, 1):
+                means[name] = round(mean, 1)
     return {
         "count": len(costs),
         "mean_ns": round(sum(costs) / len(costs), 1) if costs else None,
         "p50_ns": percentile(costs, 50),
         "p95_ns": percentile(costs, 95),
+        "parts_mean_ns": means,
     }
 
 
@@ -110,7 +123,8 @@ def summarize(request: SimRequest, workload: str, sim: Simulation, event_hash: i
         "event_stream_hash": events.hash_hex(event_hash) if event_hash is not None else None,
         "cpus": cpus,
         "cache": {key: stats[key] for key in ("access_ns", "lines_from", "local_hitm", "remote_hitm")},
-        "bursts": burst_summary(sim.burst_costs()),
+        "cost_model": sim.cost_model,
+        "bursts": burst_summary(sim.burst_costs(), sim.burst_parts()),
     }
 
 
@@ -164,4 +178,4 @@ def run(request: SimRequest, export_to: Path | None = None) -> dict[str, Any]:
 
 def _simulation(topo: Topology, json_text: bytes, request: SimRequest) -> Simulation:
     return Simulation(topo, json_text, seed=request.seed, algo=request.algo,
-                      source=str(request.workload))
+                      source=str(request.workload), cost_model=request.cost_model)

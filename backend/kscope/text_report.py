@@ -66,7 +66,11 @@ def sim_summary(doc: dict[str, Any]) -> str:
     ]
     if bursts["count"]:
         lines.append(f"  bursts: {bursts['count']}, mean {bursts['mean_ns'] / 1e3:.3f} us, "
-                     f"p50 {bursts['p50_ns'] / 1e3:.3f} us, p95 {bursts['p95_ns'] / 1e3:.3f} us")
+                     f"p50 {bursts['p50_ns'] / 1e3:.3f} us, p95 {bursts['p95_ns'] / 1e3:.3f} us "
+                     f"(cost model {doc.get('cost_model', 'v1')})")
+        if bursts.get("parts_mean_ns"):
+            lines.append("          by mechanism, mean ns per burst: "
+                         + ", ".join(f"{name} {ns:,.0f}" for name, ns in bursts["parts_mean_ns"].items()))
     if "export" in doc:
         lines.append(f"  export: {doc['export']['file']} ({doc['export']['bytes']} bytes of ftrace text)")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import KSCOPE
-from kscope.calibrate import model, report, runner
+from kscope.calibrate import model, model_v2, report, runner
 
 MEASURED_IDS = {
     "sweep16k.hot", "sweep16k.sleep_1ms", "sweep16k.sleep_10ms", "sweep16k.sleep_100ms",
@@ -48,10 +48,13 @@ def test_every_mechanism_is_measured_beside_the_model(doc: dict) -> None:
         assert r["model_how"], i
         if r["model"]:
             assert r["ratio"] == pytest.approx(r["median"] / r["model"], rel=1e-2), i
+        assert r["model_v2_how"], i                      # v2 beside v1, for every figure
+        if r["model_v2"]:
+            assert r["ratio_v2"] == pytest.approx(r["median"] / r["model_v2"], rel=1e-2), i
     assert doc["model"]["preset"] and doc["model"]["core_mhz"] > 0
     if doc["model"]["preset"] != "epyc-9654-2s":  # the seed machine's model is shown beside
         assert doc["model"]["seed_preset"] == "epyc-9654-2s"
-        assert all("model_seed" in rows[i] for i in measured)
+        assert all("model_seed" in rows[i] and "model_v2_seed" in rows[i] for i in measured)
     assert doc["cpu"]["vendor"] and doc["load"]["before"]
 
 
@@ -79,7 +82,8 @@ def test_the_text_table_shows_measured_model_and_cited(doc: dict) -> None:
     text = report.render(doc)
     assert "mechanism" in text and "model" in text and "ratio" in text
     assert "measured" in text and "CITED" in text and "16 KiB sweep after 200 ms sleep" in text
-    assert f"model {doc['model']['preset']}" in text
+    assert f"v1 {doc['model']['preset']}" in text and f"v2 {doc['model']['preset']}" in text
+    assert "ratio v2" in text
 
 
 def test_the_model_side_comes_from_the_c_model() -> None:
@@ -90,6 +94,19 @@ def test_the_model_side_comes_from_the_c_model() -> None:
     assert v["sweep16k.hot"] < v["sweep16k.after_remote_write"]
     assert v["mlp.misses_in_flight"] == 1.0 and v["pagewalk.cost"] == 0.0
     assert values["cpu_a"] != values["cpu_b"]
+
+
+def test_the_v2_side_comes_from_the_cost_model_v2() -> None:
+    v = {k: val for k, (val, _) in model_v2.model_values("epyc-9654-2s")["values"].items()}
+    assert v["latency.l1"] == pytest.approx(4 * 1000 / 3550)        # v2 reads v1's latency table
+    assert v["sweep16k.hot"] == pytest.approx(256 * 4 * 1000 / 3550)  # 4 cycles per line on Zen 4
+    assert v["sweep16k.sleep_200ms"] > v["sweep16k.hot"]              # CC6 flushed the TLB
+    assert v["mlp.misses_in_flight"] == pytest.approx(24, rel=1e-3)   # Zen 4's demand misses in flight
+    assert v["prefetch.gain"] > 1
+    assert v["sweep16k.first_touch"] == pytest.approx(v["sweep16k.hot"] + 4 * 2972)
+    assert v["atomic.contended"] > v["pingpong.one_way"]              # two accessors queue
+    spr = {k: val for k, (val, _) in model_v2.model_values("spr-2s")["values"].items()}
+    assert spr["mlp.misses_in_flight"] == pytest.approx(16, rel=1e-3)
 
 
 def test_cpu_to_preset() -> None:

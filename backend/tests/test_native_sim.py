@@ -159,3 +159,33 @@ def test_frame_runqueues_are_consistent(classroom: Topology) -> None:
         assert all(tids[t]["state"] == "runnable" and tids[t]["cpu"] == cpu["cpu"] for t in cpu["rq_tids"])
         if cpu["curr_tid"] >= 0:
             assert tids[cpu["curr_tid"]]["state"] == "running"
+
+
+PER_CPU = """{"name": "v2", "duration_ms": 3000, "processes": [{"kind": "intermittent", "comm": "bench",
+  "cpus": [0, 1, 2, 3], "placement": "one-per-core", "area_bytes": 16384, "index_by": "cpu",
+  "delay_ms": 50, "order": "fixed", "warmup_sweeps": 100, "loops": 5}]}"""
+
+
+def test_cost_model_v2_binding(classroom: Topology) -> None:
+    from kscope.native import cost
+    from kscope.native.sim import cache_params
+
+    with pytest.raises(ValueError, match="cost_model"):
+        Simulation(classroom, PER_CPU, cost_model="v3")
+    quiet = cache_params(0, 0, track_words=False)
+    with Simulation(classroom, PER_CPU, seed=1, cache=quiet) as v1:
+        v1.advance()
+        assert all(sum(p.values()) == 0 for p in v1.burst_parts())    # v1: no parts
+    with Simulation(classroom, PER_CPU, seed=1, cache=quiet, cost_model="v2") as v2:
+        v2.advance()
+        bursts, parts = v2.burst_costs(), v2.burst_parts()
+    assert len(bursts) == len(parts) == 4 + 20 and list(parts[0]) == list(cost.part_names())
+    for b, p in zip(bursts, parts):
+        assert sum(p.values()) == pytest.approx(b["cost_ns"], abs=1.0)
+        assert (p["first_touch"] > 0) == b["warmup"]          # each CPU's index: first written in its warm-up
+    params = cost.preset_params(classroom)
+    params.first_touch_ns_per_page = -1                        # refused by the C core, named by check()
+    with pytest.raises(core.KscopeCoreError):
+        Simulation(classroom, PER_CPU, cost_model="v2", cost_params=params)
+    hot = cost.run_sweep(cost.preset_params(classroom), cost.sweep(lines=256))
+    assert hot["parts"]["core"] == pytest.approx(hot["total_ns"]) and hot["pages_faulted"] == 0

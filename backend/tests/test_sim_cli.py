@@ -42,8 +42,21 @@ def test_summary_of_a_short_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(doc["cache"]) == {"access_ns", "lines_from", "local_hitm", "remote_hitm"}
     assert set(doc["cache"]["lines_from"]) >= {"l1", "l2", "llc", "dram_local"}
     bursts = doc["bursts"]
-    assert set(bursts) == {"count", "mean_ns", "p50_ns", "p95_ns"}
+    assert set(bursts) == {"count", "mean_ns", "p50_ns", "p95_ns", "parts_mean_ns"}
     assert bursts["count"] >= 5 and 0 < bursts["p50_ns"] <= bursts["p95_ns"]
+    assert doc["cost_model"] == "v1" and bursts["parts_mean_ns"] == {}      # v1 has no parts
+
+
+def test_cost_model_v2_gives_the_parts(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = sim_json(capsys, "--preset", "classroom-8", "--workload", str(SEED000), "--seed", "1",
+                   "--until", "1s", "--cost-model", "v2")
+    bursts = doc["bursts"]
+    assert doc["cost_model"] == "v2" and bursts["parts_mean_ns"]["core"] > 0
+    assert sum(bursts["parts_mean_ns"].values()) == pytest.approx(bursts["mean_ns"], abs=1.0)
+    text_args = ["sim", "--preset", "classroom-8", "--workload", str(SEED000), "--seed", "1",
+                 "--until", "1s", "--cost-model", "v2"]
+    assert main(text_args) == 0
+    assert "by mechanism, mean ns per burst: core" in capsys.readouterr().out
 
 
 def test_hash_is_stable_per_seed_and_differs_across_seeds(capsys: pytest.CaptureFixture[str]) -> None:

@@ -54,6 +54,8 @@ extern const test_case topology_preset_tests[];
 extern const test_case topology_import_tests[];
 extern const test_case event_tests[];
 extern const test_case cache_model_tests[];
+extern const test_case cost_model_v2_tests[];
+extern const test_case sim_cost_tests[];
 extern const test_case base_tests[];
 extern const test_case workload_tests[];
 extern const test_case sim_core_tests[];

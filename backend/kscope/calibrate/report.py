@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kscope.calibrate import cited, model, runner
+from kscope.calibrate import cited, model, model_v2, runner
 
 # The seed's machine (EPYC 9654): its model column is shown too when this CPU maps elsewhere.
 SEED_PRESET = "epyc-9654-2s"
@@ -97,18 +97,26 @@ def build(quick: bool, preset: str | None = None, timeout_s: float | None = None
     seconds = time.monotonic() - started
     load_after = os.getloadavg()
     values = model.model_values(chosen)
+    values_v2 = model_v2.model_values(chosen)["values"]
     seed = model.model_values(SEED_PRESET)["values"] if chosen != SEED_PRESET else None
+    seed_v2 = model_v2.model_values(SEED_PRESET)["values"] if chosen != SEED_PRESET else None
     rows = []
     for fig in figures:
         value, how = values["values"].get(fig["id"], (None, "no model counterpart"))
         ratio = fig["median"] / value if value else None
+        value_v2, how_v2 = values_v2.get(fig["id"], (None, "no v2 counterpart"))
+        ratio_v2 = fig["median"] / value_v2 if value_v2 else None
         row = {**fig, "kind": "measured", "mechanism": MECHANISMS.get(fig["id"], fig["id"]),
                "model": None if value is None else _sig(value), "model_how": how,
                "ratio": None if ratio is None else _sig(ratio),
+               "model_v2": None if value_v2 is None else _sig(value_v2), "model_v2_how": how_v2,
+               "ratio_v2": None if ratio_v2 is None else _sig(ratio_v2),
                "source": f"MEASURED here (kscope-calibrate, cpus {','.join(map(str, cpus))})"}
-        if seed is not None:
+        if seed is not None and seed_v2 is not None:
             seed_value = seed.get(fig["id"], (None, ""))[0]
             row["model_seed"] = None if seed_value is None else _sig(seed_value)
+            seed_value_v2 = seed_v2.get(fig["id"], (None, ""))[0]
+            row["model_v2_seed"] = None if seed_value_v2 is None else _sig(seed_value_v2)
         rows.append(row)
     rows += cited.cited_rows()
     busy = max(load_before[0], load_after[0]) > (info["cpus"] or 1)
@@ -119,7 +127,8 @@ def build(quick: bool, preset: str | None = None, timeout_s: float | None = None
         "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after],
                  "busy": busy},
         "note": ("medians of short trials; p10-p90 is the spread; min is the least disturbed trial. "
-                 "ratio = measured median / model." + (" The machine was busy (load average above its "
+                 "v1 = the cache model (serial trips, default background); v2 = the cost model v2 "
+                 "(docs/cost_model_v2.md, background 0). ratio = measured median / model." + (" The machine was busy (load average above its "
                  "CPU count): figures involving both CPUs or sleeps are noisy." if busy else "")),
         "to_check": cited.TO_CHECK,
         "rows": rows,
@@ -145,8 +154,8 @@ def render(doc: dict[str, Any]) -> str:
              f"load average before {doc['load']['before'][0]}, after {doc['load']['after'][0]}",
              ""]
     seed = m.get("seed_preset")
-    header = ("mechanism", "unit", "median", "p10-p90", "min", f"model {m['preset']}", "ratio",
-              *((f"model {seed}",) if seed else ()), "source")
+    header = ("mechanism", "unit", "median", "p10-p90", "min", f"v1 {m['preset']}", "ratio",
+              f"v2 {m['preset']}", "ratio v2", *((f"v1 {seed}", f"v2 {seed}") if seed else ()), "source")
     table = [header]
     for r in doc["rows"]:
         band = "-" if r["p10"] is None else f"{_num(r['p10'])}-{_num(r['p90'])}"
@@ -154,13 +163,15 @@ def render(doc: dict[str, Any]) -> str:
         source = "measured" if r["kind"] == "measured" else f"CITED ({r['id'].split('.')[1]} table)"
         table.append((r["mechanism"], r["unit"], _num(r["median"]), band, _num(r["min"]), _num(r["model"]),
                       "-" if r["ratio"] is None else f"{r['ratio']:.2f}x",
-                      *((_num(r.get("model_seed")),) if seed else ()), source))
+                      _num(r.get("model_v2")), "-" if r.get("ratio_v2") is None else f"{r['ratio_v2']:.2f}x",
+                      *((_num(r.get("model_seed")), _num(r.get("model_v2_seed"))) if seed else ()), source))
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
         lines.append("  ".join(c.ljust(w) if i in (0, 1, len(header) - 1) else c.rjust(w)
                                for i, (c, w) in enumerate(zip(row, widths))).rstrip())
     lines += ["", doc["note"], "model columns: " + "; ".join(
-        f"{r['mechanism']}: {r['model_how']}" for r in doc["rows"] if r["kind"] == "measured"
+        f"{r['mechanism']}: v1 {r['model_how']}; {r.get('model_v2_how', '')}" for r in doc["rows"]
+        if r["kind"] == "measured"
         and r["id"] in ("sweep16k.sleep_200ms", "pingpong.one_way", "mlp.misses_in_flight", "pagewalk.cost")),
         "cited rows (not measured on 2 vCPUs):"]
     lines += [f"  {r['mechanism']}: {r['model']} ns - {r['source']}" for r in doc["rows"] if r["kind"] == "cited"]

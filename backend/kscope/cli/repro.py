@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kscope repro: {message}", file=sys.stderr)
 
     document = repro.load().run(rounds=args.rounds, runs=args.runs, background=args.background,
-                                progress=None if args.json else progress)
+                                progress=None if args.json else progress, cost_model=args.cost_model)
     emit(document, args.json, repro.render)
     return EXIT_OK
 
@@ -54,5 +54,9 @@ def add_parser(sub: Any) -> None:
     repro.add_argument("--background", type=non_negative, default=0, metavar="B",
                        help="background traffic evicting cached lines, bytes/us per core (x8 per L3); "
                             "default 0: the machine runs only the benchmark")
+    repro.add_argument("--cost-model", choices=("v1", "v2"), default="v2",
+                       help="what prices a burst: v2 (default; docs/cost_model_v2.md: overlapped misses, "
+                            "prefetch, C-state flushes, capacity, page walks, first-touch faults, each a part "
+                            "of the breakdown) or v1 (the cache model's trips one after another)")
     add_json(repro)
     repro.set_defaults(func=run, validate=validate)

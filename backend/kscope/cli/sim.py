@@ -13,7 +13,8 @@ def run(args: argparse.Namespace) -> int:
     from kscope import simulate
 
     request = simulate.SimRequest(topology=args.preset, workload=Path(args.workload), seed=args.seed,
-                                  until_ns=args.until, algo=args.algo, hash_events=not args.no_hash)
+                                  until_ns=args.until, algo=args.algo, hash_events=not args.no_hash,
+                                  cost_model=args.cost_model)
     document = simulate.run(request, export_to=Path(args.output) if args.export else None)
     emit(document, args.json, text_report.sim_summary)
     return EXIT_OK
@@ -42,6 +43,9 @@ def add_parser(sub: Any) -> None:
                      help="simulated time to run to: 2s, 150ms, 500us, 1000ns (the run stops after "
                           "the first event at or past it, or when the workload ends)")
     sim.add_argument("--algo", default="auto", help=_algo_help())
+    sim.add_argument("--cost-model", choices=("v1", "v2"), default="v1",
+                     help="what prices a burst: v1 (default: the cache model's trips one after another) "
+                          "or v2 (docs/cost_model_v2.md; the summary gives each mechanism's mean ns)")
     add_json(sim)
     sim.add_argument("--no-hash", action="store_true",
                      help="skip the event-stream hash (FNV-1a 64 over the records, in C)")

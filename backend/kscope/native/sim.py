@@ -18,7 +18,7 @@ import ctypes
 from collections.abc import Iterator
 from typing import Any
 
-from kscope.native import core, events, machine
+from kscope.native import core, cost, events, machine
 from kscope.native import structs as st
 from kscope.native.log import EventLog
 from kscope.native.machine import Topology
@@ -26,6 +26,7 @@ from kscope.native.machine import Topology
 TASK_STATES = ("running", "runnable", "sleeping", "dead")  # ks_task_state
 CACHE_SOURCES = machine.CACHE_SOURCES  # ks_cache_source
 BURST_WARMUP = 1  # KS_BURST_WARMUP (kscope/sim.h)
+COST_MODELS = {"v1": 1, "v2": 2}  # KS_COST_MODEL_V1 / _V2 (kscope/native/sim_cost.h)
 CHUNK_EVENTS = 1 << 16  # records per C call when a run is read chunk by chunk (6 MiB)
 
 
@@ -58,8 +59,15 @@ class Simulation:
 
     def __init__(self, topology: Topology, workload_json: str | bytes, *, seed: int = 0,
                  algo: str | None = None, cache: st.KsCacheParams | None = None,
-                 source: str = "<workload>") -> None:
-        """Builds the simulation; WorkloadError (naming `source`) for a refused workload."""
+                 source: str = "<workload>", cost_model: str = "v1",
+                 cost_params: st.KsCostParams | None = None) -> None:
+        """Builds the simulation; WorkloadError (naming `source`) for a refused workload.
+
+        cost_model: "v1" (the cache model's serial trips, the default) or "v2" (the cost
+        model v2 prices each burst, with its parts in burst_parts(); cost_params: v2's
+        figures, the preset's when None). kscope/native/sim_cost.h."""
+        if cost_model not in COST_MODELS:
+            raise ValueError(f"cost_model must be one of {sorted(COST_MODELS)}, not {cost_model!r}")
         data = workload_json.encode("utf-8") if isinstance(workload_json, str) else workload_json
         self.topology = topology
         self.algo = algo or "none"
@@ -80,6 +88,14 @@ class Simulation:
         # What runs: "auto" resolved by the C core's algorithm registry (sched_ops.c); when each
         # model is picked is its descriptor's sim_auto (kscope.models.registry).
         self.algo_run = core.text(core.lib().ks_sim_algo_name(self._handle))
+        self.cost_model = cost_model
+        if cost_model != "v1" or cost_params is not None:
+            status = core.lib().ks_sim_set_cost_model(
+                self._handle, COST_MODELS[cost_model],
+                ctypes.byref(cost_params) if cost_params is not None else None)
+            if status != core.KS_OK:
+                self.close()
+                core.check(status)
 
     # ---- lifetime ----------------------------------------------------------------------
 
@@ -228,6 +244,14 @@ class Simulation:
              "warmup": bool(b.flags & BURST_WARMUP)}
             for b in (array[i] for i in range(n))
         ]
+
+    def burst_parts(self) -> list[dict[str, float]]:
+        """Each burst's cost by mechanism (v2's parts, {name: ns}), parallel to burst_costs();
+        all zero under v1."""
+        lib = core.lib()
+        n = lib.ks_sim_burst_count(self.handle)
+        array = lib.ks_sim_burst_parts(self.handle)
+        return [cost.parts_dict(array[i].part_ns) for i in range(n)]
 
     def cache_lines(self) -> list[dict[str, Any]]:
         """Each simulated memory object with its per-line perf-c2c counters."""

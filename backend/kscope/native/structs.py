@@ -112,6 +112,70 @@ class KsAccessCost(ctypes.Structure):
                 ("local_hitm", _u32), ("remote_hitm", _u32), ("reserved", _u32)]
 
 
+KS_COST_PARTS = 15  # ks_cost_part: core .. first_touch (kscope/cost.h)
+KS_COST_MAX_CSTATES = 4
+KS_COST_MAX_GROUPS = 8
+_f64 = ctypes.c_double
+
+
+class KsCostCstate(ctypes.Structure):
+    """struct ks_cost_cstate: one idle state as the cpuidle driver declares it."""
+
+    _fields_ = [("name", ctypes.c_char * 8), ("exit_ns", _i32), ("residency_ns", _i32),
+                ("flushes_private", _i32), ("flushes_tlb", _i32)]
+
+
+class KsCostParams(ctypes.Structure):
+    """struct ks_cost_params: the cost model v2's per-machine figures."""
+
+    _fields_ = [
+        ("latency", KsLatencyTable), ("demand_mlp", _i32), ("prefetch_mlp", _i32),
+        ("prefetch_trigger_lines", _i32), ("page_bytes", _i32), ("sweep_cycles_per_line", _i32),
+        ("stlb_entries", _i32), ("walk_levels", _i32), ("walk_ns_measured", _i32),
+        ("fabric_gbps_per_llc", _i32), ("dram_gbps_per_socket", _i32), ("l1_bytes", _i32),
+        ("l2_bytes", _i32), ("l3_bytes", _i32), ("n_cstates", _i32),
+        ("cstates", KsCostCstate * KS_COST_MAX_CSTATES), ("first_touch_ns_per_page", _i32),
+        ("reserved", _i32),
+    ]
+
+
+class KsCostLines(ctypes.Structure):
+    """struct ks_cost_lines: a group of a burst's lines (where, state, age, holder's idle)."""
+
+    _fields_ = [("lines", _u32), ("where", _i32), ("state", _i32), ("home_remote", _i32),
+                ("age_ns", _u64), ("holder_idle_ns", _u64)]
+
+
+class KsCostSweep(ctypes.Structure):
+    """struct ks_cost_sweep: one burst for the cost model v2."""
+
+    _fields_ = [
+        ("order", _i32), ("is_store", _i32), ("page_offset", _i32), ("wake_in_burst", _i32),
+        ("background_private_bytes_per_us", _i32), ("background_llc_bytes_per_us", _i32),
+        ("streams_per_llc", _i32), ("streams_per_socket", _i32), ("idle_ns", _u64),
+        ("since_own_touch_ns", _u64), ("n_groups", _i32), ("first_touch_pages", _i32),
+        ("groups", KsCostLines * KS_COST_MAX_GROUPS),
+    ]
+
+
+class KsCostResult(ctypes.Structure):
+    """struct ks_cost_result: a total and the parts that add up to it."""
+
+    _fields_ = [
+        ("total_ns", _f64), ("part_ns", _f64 * KS_COST_PARTS), ("serial_ns", _f64),
+        ("overlap_saved_ns", _f64), ("lines", _u32), ("lines_from", _u32 * KS_SRC_COUNT),
+        ("lines_rfo", _u32), ("lines_prefetched", _u32), ("lines_idle_flushed", _u32),
+        ("lines_capacity_evicted", _u32), ("hitm", _u32), ("pages", _u32), ("pages_walked", _u32),
+        ("pages_faulted", _u32), ("reserved", _u32), ("cstate", _i32), ("bound", _i32),
+    ]
+
+
+class KsCostParts(ctypes.Structure):
+    """struct ks_cost_parts: one simulated burst's cost by mechanism (ks_sim_burst_parts)."""
+
+    _fields_ = [("part_ns", _f64 * KS_COST_PARTS)]
+
+
 class KsLineStats(ctypes.Structure):
     """struct ks_line_stats: perf c2c-style counters of one line or word."""
 
@@ -189,6 +253,12 @@ SIZES = {
     KsLatencyTable: 36,
     KsAccessCost: 64,
     KsLineStats: 16,
+    KsCostCstate: 24,
+    KsCostParams: 36 + 14 * 4 + KS_COST_MAX_CSTATES * 24 + 2 * 4,
+    KsCostLines: 32,
+    KsCostSweep: 8 * 4 + 2 * 8 + 8 + KS_COST_MAX_GROUPS * 32,
+    KsCostResult: 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_COUNT + 12),
+    KsCostParts: 8 * KS_COST_PARTS,
     KsFtraceStats: 208,
     KsTracedatStats: 368,
     KsPerfStats: 216,

@@ -54,10 +54,12 @@
 #include <string.h>
 
 #include "kscope/cache.h"
+#include "machine_family.h"
 
 typedef struct latency_entry {
     const char *preset;
     const ks_latency_table *table;
+    machine_family family;      /* which cost-model v2 figures go with it (cost_tables.c) */
 } latency_entry;
 
 #define NS_TO_CYCLES(ns, mhz) ((int32_t)(((ns) * (mhz) + 500) / 1000))
@@ -152,27 +154,38 @@ static const ks_latency_table generic_table = {
 static const latency_entry latency_entries[] = {
     /* The teaching machine borrows the EPYC table: its CCX-like LLCs of 2 cores
      * behave like a shrunken Genoa. */
-    { "classroom-8", &genoa_table },
-    { "epyc-9654-2s", &genoa_table },
+    { "classroom-8", &genoa_table, FAMILY_ZEN4 },
+    { "epyc-9654-2s", &genoa_table, FAMILY_ZEN4 },
     /* One-socket NPS4 Genoa: same cores and fabric. NPS4 lowers local DRAM latency
      * by ~7% on Rome [AT-Rome]; not modelled (the table keeps the NPS1 figure). */
-    { "genoa-4n", &genoa_table },
-    { "spr-2s", &spr_table },
-    { "gnr-2s-snc", &gnr_table },
+    { "genoa-4n", &genoa_table, FAMILY_ZEN4 },
+    { "spr-2s", &spr_table, FAMILY_GOLDEN_COVE },
+    { "gnr-2s-snc", &gnr_table, FAMILY_REDWOOD_COVE },
     /* The seed's 480-CPU "HCC" Intel box is taken as 120-core Granite Rapids (see
      * topology_presets.c); the SNC figures above stand in for its non-SNC mode. */
-    { "hcc-2s-480", &gnr_table },
+    { "hcc-2s-480", &gnr_table, FAMILY_REDWOOD_COVE },
 };
+
+static const latency_entry *entry_of(const ks_topology *topo)
+{
+    const char *name = ks_topology_name(topo);
+    for (size_t i = 0; name && i < sizeof latency_entries / sizeof latency_entries[0]; i++)
+        if (strcmp(latency_entries[i].preset, name) == 0)
+            return &latency_entries[i];
+    return NULL;
+}
+
+machine_family topology_machine_family(const ks_topology *topo)
+{
+    const latency_entry *e = entry_of(topo);
+    return e ? e->family : FAMILY_GENERIC;
+}
 
 int32_t ks_topology_latency(const ks_topology *topo, ks_latency_table *out)
 {
     if (!topo || !out)
         return KS_ERR_INVALID_ARG;
-    const char *name = ks_topology_name(topo);
-    const ks_latency_table *table = &generic_table;
-    for (size_t i = 0; name && i < sizeof latency_entries / sizeof latency_entries[0]; i++)
-        if (strcmp(latency_entries[i].preset, name) == 0)
-            table = latency_entries[i].table;
-    *out = *table;
+    const latency_entry *e = entry_of(topo);
+    *out = e ? *e->table : generic_table;
     return KS_OK;
 }

@@ -303,7 +303,8 @@ static int32_t fixed_position(const ks_sim *s, int32_t task)
     return 0;
 }
 
-static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost, int32_t flags)
+static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost, int32_t flags,
+                         const ks_cost_parts *parts)
 {
     uint32_t i = s->core.nr_bursts;
     if (i >= s->bursts_capacity) {
@@ -314,8 +315,15 @@ static void record_burst(ks_sim *s, int32_t task, int32_t index, uint64_t cost, 
             return;
         }
         s->bursts = grown;
+        ks_cost_parts *grown_parts = realloc(s->burst_parts, (size_t)capacity * sizeof *grown_parts);
+        if (!grown_parts) {
+            s->core.oom = 1;
+            return;
+        }
+        s->burst_parts = grown_parts;
         s->bursts_capacity = capacity;
     }
+    s->burst_parts[i] = *parts;
     const sim_task *p = &s->tasks[task];
     s->bursts[i] = (ks_burst_cost){ .ts_ns = s->core.now, .tid = p->tid, .cpu = p->cpu,
                                     .index = index, .flags = flags, .cost_ns = cost };
@@ -354,31 +362,130 @@ static int32_t burst_index(const ks_sim *s, int32_t task)
     return index;
 }
 
+/*
+ * Pricing a sweep. v1 (the default): the cache model's accesses, every line's trip
+ * one after another (kscope/cache.h). v2 (ks_sim_set_cost_model; the seed benchmark's
+ * repro uses it): the same accesses still move v1's lines (v1 is the state), and the
+ * price is the cost model v2's (kscope/cost.h) for a sweep described from that state
+ * (ks_cost_sweep_from_cache): where each line was left, by whom, how long ago, how
+ * long its holder's core and this core idled (the rq's idle periods), the background
+ * traffic of the cache params (an explicit workload parameter), and, for an area no
+ * thread wrote before, a first-touch fault per page (cost_fault.c: librseq's per-CPU
+ * pool maps every index's range copy-on-write, so the first write to each page of a
+ * never-used index faults). The parts of v2's breakdown are added into `parts`.
+ */
+
+/* How long cpu's core has been idle right before a burst starting now on cpu: the
+ * CPU's idle period that just ended, and the SMT siblings idle through it. 0 when the
+ * CPU did not come straight out of idle. */
+static uint64_t own_core_idle_ns(const ks_sim *s, int32_t cpu, uint64_t at)
+{
+    const sim_rq *rq = &s->rqs[cpu];
+    if (at != s->core.now || rq->idle_end != at || rq->idle_end < rq->idle_since)
+        return 0;
+    uint64_t since = rq->idle_since;
+    const cpumask *siblings = &s->core_mask[s->cpu_info[cpu].core];
+    for (int32_t c = 0; c < s->nr_cpus; c++) {
+        if (c == cpu || !cpumask_test(siblings, c))
+            continue;
+        if (s->rqs[c].curr >= 0)
+            return 0;                                   /* a sibling runs: no core C-state */
+        if (s->rqs[c].idle_since > since)
+            since = s->rqs[c].idle_since;
+    }
+    return at > since ? at - since : 0;
+}
+
+/* Every core's idle time at `at` (0 if one of its CPUs runs), for the holders of lines. */
+static void fill_core_idle(ks_sim *s, uint64_t at)
+{
+    for (int32_t c = 0; c < s->nr_cores; c++)
+        s->core_idle_ns[c] = 0;                         /* the latest idle_since, or busy */
+    for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++) {
+        int32_t core = s->cpu_info[cpu].core;
+        uint64_t since = s->rqs[cpu].curr >= 0 ? UINT64_MAX : s->rqs[cpu].idle_since;
+        if (since > s->core_idle_ns[core])
+            s->core_idle_ns[core] = since;
+    }
+    for (int32_t c = 0; c < s->nr_cores; c++) {
+        uint64_t since = s->core_idle_ns[c];
+        s->core_idle_ns[c] = since == UINT64_MAX || since >= at ? 0 : at - since;
+    }
+}
+
+#define FAULT_PAGE_BYTES 4096u
+
+/* v2's price of the sweep about to run (before v1's accesses move the lines). */
+static uint64_t price_v2(ks_sim *s, int32_t cpu, int32_t obj, uint32_t len, uint64_t at, int fresh,
+                         ks_cost_parts *parts)
+{
+    ks_cost_sweep sw = {
+        .order = KS_ORDER_SEQUENTIAL, .is_store = 1,
+        .background_private_bytes_per_us = s->cache_params.private_background_bytes_per_us,
+        .background_llc_bytes_per_us = s->cache_params.llc_background_bytes_per_us,
+        .idle_ns = own_core_idle_ns(s, cpu, at),
+    };
+    if (fresh) {
+        /* The faults' fills leave the new pages' lines in this core's caches. */
+        sw.first_touch_pages = (int32_t)((len + FAULT_PAGE_BYTES - 1) / FAULT_PAGE_BYTES);
+        sw.n_groups = 1;
+        sw.groups[0] = (ks_cost_lines){ .lines = ks_cache_object_lines(s->cache, obj),
+                                        .where = KS_WHERE_OWN_PRIVATE, .state = KS_LINE_DIRTY };
+        sw.since_own_touch_ns = 0;
+    } else {
+        fill_core_idle(s, at);
+        if (ks_cost_sweep_from_cache(s->cache, cpu, obj, at, s->core_idle_ns, &sw) != KS_OK)
+            return 0;
+    }
+    ks_cost_result r;
+    if (ks_cost_sweep_run(&s->cost_params, &sw, &r) != KS_OK)
+        return 0;
+    for (int i = 0; i < KS_COST_PARTS; i++)
+        parts->part_ns[i] += r.part_ns[i];
+    uint64_t ns = (uint64_t)(r.total_ns + 0.5);
+    return ns ? ns : 1;
+}
+
 /* One sweep of obj from the task's CPU starting at `at`: every line loaded, then
- * stored. Returns its modelled cost in ns. */
-static uint64_t sweep(ks_sim *s, int32_t task, int32_t obj, uint64_t at)
+ * stored. Returns its modelled cost in ns (v1's, or v2's with its parts added to
+ * *parts); fresh: no thread wrote the area before. */
+static uint64_t sweep(ks_sim *s, int32_t task, int32_t obj, uint64_t at, int fresh, ks_cost_parts *parts)
 {
     ks_access_cost load = { 0 }, store = { 0 };
     uint32_t len = (uint32_t)spec_of(s, task)->area_bytes;
     int32_t cpu = s->tasks[task].cpu;
+    uint64_t v2 = s->cost_model == KS_COST_MODEL_V2 ? price_v2(s, cpu, obj, len, at, fresh, parts) : 0;
     ks_cache_access(s->cache, cpu, obj, 0, len, 0, at, &load);
-    ks_cache_access(s->cache, cpu, obj, 0, len, 1, at + load.ns, &store);
+    ks_cache_access(s->cache, cpu, obj, 0, len, 1, at + (v2 ? v2 : load.ns), &store);
+    if (v2) {                       /* the stats' access time is the price charged */
+        load.ns = v2;
+        store.ns = 0;
+    }
     sched_note_access(s, &load);
     sched_note_access(s, &store);
     return load.ns + store.ns;
 }
 
 /* The warm-up's n sweeps (see above): sweeps 1, 2 and n modelled, 2..n at sweep 2's
- * cost. The time of the sweeps not modelled is added to the access-time stats. */
-static uint64_t warmup_sweeps(ks_sim *s, int32_t task, int32_t obj, int32_t n)
+ * cost. The time of the sweeps not modelled is added to the access-time stats, and
+ * sweep 2's parts n - 1 times to the warm-up's. */
+static uint64_t warmup_sweeps(ks_sim *s, int32_t task, int32_t obj, int32_t n, int fresh,
+                              ks_cost_parts *parts)
 {
     uint64_t now = s->core.now;
-    uint64_t first = sweep(s, task, obj, now);
+    uint64_t first = sweep(s, task, obj, now, fresh, parts);
     if (n == 1)
         return first;
-    uint64_t hot = sweep(s, task, obj, now + first);
+    ks_cost_parts hot_parts = { { 0 } }, scratch = { { 0 } };
+    uint64_t hot = sweep(s, task, obj, now + first, 0, &hot_parts);
+    double hot_sum = 0;                 /* the parts of the rounded hot cost, n - 1 times */
+    for (int i = 0; i < KS_COST_PARTS; i++)
+        hot_sum += hot_parts.part_ns[i];
+    double scale = hot_sum > 0 ? (double)(n - 1) * (double)hot / hot_sum : 0;
+    for (int i = 0; i < KS_COST_PARTS; i++)
+        parts->part_ns[i] += scale * hot_parts.part_ns[i];
     if (n > 2) {
-        sweep(s, task, obj, now + first + (uint64_t)(n - 2) * hot);
+        sweep(s, task, obj, now + first + (uint64_t)(n - 2) * hot, 0, &scratch);
         s->core.stats.access_ns += (uint64_t)(n - 3) * hot;
     }
     return first + (uint64_t)(n - 1) * hot;
@@ -393,15 +500,18 @@ static uint64_t start_burst(ks_sim *s, int32_t task)
     p->flags &= ~TF_BURST_PENDING;
     int warmup = p->counter == 0 && w->warmup_sweeps > 0 && !(p->flags & TF_WARMUP);
     int32_t index = burst_index(s, task);
+    int fresh = s->area_obj[s->drivers[p->proc].area_off + index] < 0;   /* never written */
     int32_t obj = area_object(s, task, index);
     uint64_t cost = 0;
+    ks_cost_parts parts = { { 0 } };
     if (obj >= 0)
-        cost = warmup ? warmup_sweeps(s, task, obj, w->warmup_sweeps) : sweep(s, task, obj, s->core.now);
+        cost = warmup ? warmup_sweeps(s, task, obj, w->warmup_sweeps, fresh, &parts)
+                      : sweep(s, task, obj, s->core.now, fresh, &parts);
     if (warmup)
         p->flags |= TF_WARMUP;
     else
         p->flags &= ~TF_WARMUP;
-    record_burst(s, task, index, cost, warmup ? KS_BURST_WARMUP : 0);
+    record_burst(s, task, index, cost, warmup ? KS_BURST_WARMUP : 0, &parts);
     return cost ? cost : 1;
 }
 

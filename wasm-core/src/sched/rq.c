@@ -121,7 +121,13 @@ void rq_dequeue(ks_sim *s, int32_t cpu, int32_t task)
 
 void rq_set_curr(ks_sim *s, int32_t cpu, int32_t task)
 {
-    s->rqs[cpu].curr = task;
+    sim_rq *rq = &s->rqs[cpu];
+    int was_idle = rq->curr < 0;
+    rq->curr = task;
+    if (task < 0 && !was_idle)
+        rq->idle_since = s->core.now;       /* an idle period starts (the cost model v2 reads it) */
+    else if (task >= 0 && was_idle)
+        rq->idle_end = s->core.now;
     if (task < 0)
         cpumask_set(&s->core.idle, cpu);
     else

@@ -191,6 +191,13 @@ static int32_t build(ks_sim *s, const char *json, int32_t len, const ks_sim_conf
         return status;
     if ((status = ks_cache_new(s->topo, &params, &s->cache)) != KS_OK)
         return status;
+    s->cache_params = params;
+    s->cost_model = KS_COST_MODEL_V1;
+    if ((status = ks_topology_cost_params(s->topo, &s->cost_params)) != KS_OK)
+        return status;
+    s->core_idle_ns = calloc((size_t)(s->nr_cores > 0 ? s->nr_cores : 1), sizeof *s->core_idle_ns);
+    if (!s->core_idle_ns)
+        return KS_ERR_NO_MEMORY;
     init_core(s);
     if ((status = driver_setup(s)) != KS_OK || (status = start_algorithm(s, variant)) != KS_OK)
         return status;
@@ -251,6 +258,8 @@ void ks_sim_free(ks_sim *sim)
     free(sim->idle_comm);
     free(sim->pending.ev);
     free(sim->bursts);
+    free(sim->burst_parts);
+    free(sim->core_idle_ns);
     free(sim->frame);
     free(sim->repin_mask);
     free(sim);

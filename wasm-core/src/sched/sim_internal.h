@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "kscope/sim.h"
+#include "kscope/native/sim_cost.h"
 #include "../base/cpumask.h"
 #include "../base/rng.h"
 #include "sched_ops.h"
@@ -148,6 +149,8 @@ typedef struct sim_rq {
     int64_t min_vruntime;
     uint64_t busy_ns;
     uint64_t clock;             /* rq->clock: the time at its last update_rq_clock (rq.c) */
+    uint64_t idle_since;        /* when the CPU last went idle (0: idle from the start) */
+    uint64_t idle_end;          /* when that idle period ended (< idle_since: idle now) */
 } sim_rq;
 
 typedef struct sim_driver {
@@ -224,6 +227,11 @@ struct ks_sim {
     cpumask *llc_mask, *node_mask, *socket_mask, *core_mask;
     char (*idle_comm)[KS_COMM_LEN];  /* "swapper/N" */
     ks_cache *cache;
+    ks_cache_params cache_params; /* as given: v2 reads its background rates */
+    int32_t cost_model;         /* KS_COST_MODEL_V1 (default) or _V2: what prices a burst (sim_cost.c) */
+    int32_t cost_reserved;
+    ks_cost_params cost_params; /* v2's figures (the preset's unless the caller gave them) */
+    uint64_t *core_idle_ns;     /* scratch [nr_cores]: each core's idle time, for v2's sweep */
     int32_t slot_task0, slot_driver0, slot_tick;   /* timer slot ranges; CPU slots are 0.. */
     int32_t slot_repin0;        /* workload "repin" k: slot_repin0 + k (just before the tick) */
     int32_t *repin_mask;        /* workload "repin" k: its affinity, index into masks */
@@ -242,6 +250,7 @@ struct ks_sim {
 
     /* history and views: not state */
     ks_burst_cost *bursts;
+    ks_cost_parts *burst_parts; /* parallel to bursts: v2's parts of each (zeros under v1) */
     uint32_t bursts_valid;      /* entries known to be on this run's trajectory */
     uint32_t bursts_capacity;
     checkpoint *ckpts;

@@ -13,7 +13,7 @@
  *     pending  events not handed out yet
  *     algo     ops->snapshot_save block
  *     cache    ks_cache_snapshot_save block
- *     bursts   (user snapshots only) the burst log so far
+ *     bursts   (user snapshots only) the burst log so far, then its cost parts
  *
  * A snapshot restores only into a simulation built from the same workload,
  * topology, algorithm, cache parameters and seed (the header's hash and seed),
@@ -115,8 +115,10 @@ static void write_state(const ks_sim *s, blob_writer *w, uint32_t flags)
     else
         blob_put_u32(w, 0);
     put_block(w, ks_cache_snapshot_size(s->cache), save_cache, s->cache);
-    if (flags & SNAP_HISTORY)
+    if (flags & SNAP_HISTORY) {
         blob_put(w, s->bursts, s->core.nr_bursts * (uint32_t)sizeof *s->bursts);
+        blob_put(w, s->burst_parts, s->core.nr_bursts * (uint32_t)sizeof *s->burst_parts);
+    }
 }
 
 static uint32_t state_size(const ks_sim *s, uint32_t flags)
@@ -159,6 +161,10 @@ static int32_t grow_bursts(ks_sim *s, uint32_t need)
     if (!grown)
         return KS_ERR_NO_MEMORY;
     s->bursts = grown;
+    ks_cost_parts *parts = realloc(s->burst_parts, (size_t)need * sizeof *parts);
+    if (!parts)
+        return KS_ERR_NO_MEMORY;
+    s->burst_parts = parts;
     s->bursts_capacity = need;
     return KS_OK;
 }
@@ -189,6 +195,7 @@ static int32_t read_state(ks_sim *s, blob_reader *r, int apply)
     const void *cache = blob_take(r, cache_size);
     uint32_t nr_bursts = (h->flags & SNAP_HISTORY) ? core->nr_bursts : 0;
     const void *bursts = blob_take(r, nr_bursts * (uint32_t)sizeof *s->bursts);
+    const void *parts = blob_take(r, nr_bursts * (uint32_t)sizeof *s->burst_parts);
     if (r->bad || r->pos != r->len || (algo_size && !s->ops->snapshot_restore))
         return KS_ERR_INVALID_ARG;
     if (!apply)
@@ -223,6 +230,7 @@ static int32_t read_state(ks_sim *s, blob_reader *r, int apply)
     memcpy(s->pending.ev, pending, (size_t)nr_pending * sizeof(ks_event));
     if (nr_bursts) {
         memcpy(s->bursts, bursts, (size_t)nr_bursts * sizeof *s->bursts);
+        memcpy(s->burst_parts, parts, (size_t)nr_bursts * sizeof *s->burst_parts);
         if (s->bursts_valid < nr_bursts)
             s->bursts_valid = nr_bursts;
     }

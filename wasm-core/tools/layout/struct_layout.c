@@ -22,6 +22,7 @@
 #include "kscope/sim.h"
 #include "kscope/parse.h"
 #include "kscope/cache.h"
+#include "kscope/cost.h"
 #include "kscope/ftrace.h"
 #include "kscope/tracedat.h"
 #include "kscope/perf.h"
@@ -178,6 +179,78 @@ int main(void)
     FIELD(ks_access_cost, local_hitm);
     FIELD(ks_access_cost, remote_hitm);
     FIELD(ks_access_cost, reserved);
+    end();
+    BEGIN(ks_cost_cstate);
+    FIELD(ks_cost_cstate, name);
+    FIELD(ks_cost_cstate, exit_ns);
+    FIELD(ks_cost_cstate, residency_ns);
+    FIELD(ks_cost_cstate, flushes_private);
+    FIELD(ks_cost_cstate, flushes_tlb);
+    end();
+    BEGIN(ks_cost_params);
+    FIELD(ks_cost_params, latency);
+    FIELD(ks_cost_params, demand_mlp);
+    FIELD(ks_cost_params, prefetch_mlp);
+    FIELD(ks_cost_params, prefetch_trigger_lines);
+    FIELD(ks_cost_params, page_bytes);
+    FIELD(ks_cost_params, sweep_cycles_per_line);
+    FIELD(ks_cost_params, stlb_entries);
+    FIELD(ks_cost_params, walk_levels);
+    FIELD(ks_cost_params, walk_ns_measured);
+    FIELD(ks_cost_params, fabric_gbps_per_llc);
+    FIELD(ks_cost_params, dram_gbps_per_socket);
+    FIELD(ks_cost_params, l1_bytes);
+    FIELD(ks_cost_params, l2_bytes);
+    FIELD(ks_cost_params, l3_bytes);
+    FIELD(ks_cost_params, n_cstates);
+    FIELD(ks_cost_params, cstates);
+    FIELD(ks_cost_params, first_touch_ns_per_page);
+    FIELD(ks_cost_params, reserved);
+    end();
+    BEGIN(ks_cost_lines);
+    FIELD(ks_cost_lines, lines);
+    FIELD(ks_cost_lines, where);
+    FIELD(ks_cost_lines, state);
+    FIELD(ks_cost_lines, home_remote);
+    FIELD(ks_cost_lines, age_ns);
+    FIELD(ks_cost_lines, holder_idle_ns);
+    end();
+    BEGIN(ks_cost_sweep);
+    FIELD(ks_cost_sweep, order);
+    FIELD(ks_cost_sweep, is_store);
+    FIELD(ks_cost_sweep, page_offset);
+    FIELD(ks_cost_sweep, wake_in_burst);
+    FIELD(ks_cost_sweep, background_private_bytes_per_us);
+    FIELD(ks_cost_sweep, background_llc_bytes_per_us);
+    FIELD(ks_cost_sweep, streams_per_llc);
+    FIELD(ks_cost_sweep, streams_per_socket);
+    FIELD(ks_cost_sweep, idle_ns);
+    FIELD(ks_cost_sweep, since_own_touch_ns);
+    FIELD(ks_cost_sweep, n_groups);
+    FIELD(ks_cost_sweep, first_touch_pages);
+    FIELD(ks_cost_sweep, groups);
+    end();
+    BEGIN(ks_cost_result);
+    FIELD(ks_cost_result, total_ns);
+    FIELD(ks_cost_result, part_ns);
+    FIELD(ks_cost_result, serial_ns);
+    FIELD(ks_cost_result, overlap_saved_ns);
+    FIELD(ks_cost_result, lines);
+    FIELD(ks_cost_result, lines_from);
+    FIELD(ks_cost_result, lines_rfo);
+    FIELD(ks_cost_result, lines_prefetched);
+    FIELD(ks_cost_result, lines_idle_flushed);
+    FIELD(ks_cost_result, lines_capacity_evicted);
+    FIELD(ks_cost_result, hitm);
+    FIELD(ks_cost_result, pages);
+    FIELD(ks_cost_result, pages_walked);
+    FIELD(ks_cost_result, pages_faulted);
+    FIELD(ks_cost_result, reserved);
+    FIELD(ks_cost_result, cstate);
+    FIELD(ks_cost_result, bound);
+    end();
+    BEGIN(ks_cost_parts);
+    FIELD(ks_cost_parts, part_ns);
     end();
     BEGIN(ks_line_stats);
     FIELD(ks_line_stats, loads);

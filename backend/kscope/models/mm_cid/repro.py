@@ -8,7 +8,17 @@ pinned to its own CPU; one random order; thread k of it sleeps k x delay, makes
 by poll(delay x threads); threads done spin until all are. A sweep increments
 every byte of the area at the index rseq gives: cpu_id (per-cpu), or mm_cid on
 a v6.12 kernel (before 7e019dc) or a v6.13 one (cache-local mm_cid). The cost
-of a sweep is the cache model's (src/machine/cache_model.c, latency_tables.c).
+of a sweep is the cost model v2's by default (docs/cost_model_v2.md: misses in
+flight, prefetch, C-state flushes of idle cores, capacity eviction, page walks,
+first-touch faults), priced from the v1 cache model's line state; `cost_model="v1"`
+(`--cost-model v1`) charges v1's serial trips instead (src/machine/cache_model.c).
+
+Each cell comes with its breakdown: the mean ns per measured burst of each v2 part
+(what the mechanism cost), and the fraction of measured bursts that wrote an index
+no thread had written before (each such burst takes a first-touch fault per page:
+librseq's per-CPU pool maps every index's range copy-on-write, src/machine/cost_fault.c).
+Where a cell is off from the published one by more than 2x, `suspect` names what the
+breakdown says and what the model lacks.
 
 Reported per configuration and delay: ns per 16 KiB burst, the mean over all
 measured bursts (the benchmark prints total_time / (nr_threads x
@@ -34,13 +44,15 @@ printed as a prediction only.
 """
 
 import json
+import math
 import time
 from collections.abc import Callable
 from typing import Any
 
 from kscope import repro, text_report
+from kscope.native import cost
 from kscope.native.machine import Topology
-from kscope.native.sim import Simulation, cache_params
+from kscope.native.sim import COST_MODELS, Simulation, cache_params
 
 PRESET = "epyc-9654-2s"
 # Seed 000's configurations: CPUs given to the benchmark (its threads = CPUs, one each).
@@ -67,6 +79,8 @@ WARMUP_SWEEPS = 20000           # for (i = 0; i < 20000; i++) before the measure
 ROUNDS = 5                      # LOOPS_PER_THREAD
 RUNS = 5                        # seed 000: "Each result is an average of 5 test runs"
 DEFAULT_BACKGROUND = 0          # B/us per core: see the module doc
+DEFAULT_COST_MODEL = "v2"
+PAGES_PER_AREA = AREA_BYTES // 4096  # first-touch faults of a never-written area
 CORES_PER_LLC = 8               # Zen 4 CCX; the LLC rate is this x the per-core rate
 
 # What the checks call "about equal", "much less", "within 2x" (definitions, not fits).
@@ -102,20 +116,37 @@ def workload(cpus: tuple[int, ...], delay_ms: int, index_by: str, rounds: int) -
     }
 
 
-def mean_burst_ns(topo: Topology, spec: dict[str, Any], algo: str, seed: int,
-                  background: int) -> float:
-    """One run: the mean modelled cost of its measured bursts."""
+class CellRun:
+    """One run's measured bursts: their mean cost, mean parts, and how many first-touched."""
+
+    def __init__(self, costs: list[float], parts: list[dict[str, float]]) -> None:
+        n = len(costs)
+        self.mean_ns = sum(costs) / n
+        self.parts = {name: sum(p[name] for p in parts) / n for name in cost.part_names()}
+        self.first_touch_fraction = sum(1 for p in parts if p["first_touch"] > 0) / n
+
+
+def run_cell(topo: Topology, spec: dict[str, Any], algo: str, seed: int, background: int,
+             cost_model: str = DEFAULT_COST_MODEL) -> CellRun:
+    """One run: its measured bursts (warm-ups left out, as the benchmark leaves them out)."""
     params = cache_params(background, background * CORES_PER_LLC, track_words=False)
     with Simulation(topo, json.dumps(spec), seed=seed, algo=algo, cache=params,
-                    source=spec["name"]) as sim:
+                    source=spec["name"], cost_model=cost_model) as sim:
         sim.advance()
-        costs = [b["cost_ns"] for b in sim.burst_costs() if not b["warmup"]]
+        measured = [(b["cost_ns"], p) for b, p in zip(sim.burst_costs(), sim.burst_parts())
+                    if not b["warmup"]]
     process = spec["processes"][0]
     expected = len(process["cpus"]) * process["loops"]
-    if len(costs) != expected:
-        raise ReproError(f"{spec['name']} ({algo}, seed {seed}): {len(costs)} measured bursts, "
+    if len(measured) != expected:
+        raise ReproError(f"{spec['name']} ({algo}, seed {seed}): {len(measured)} measured bursts, "
                          f"expected {expected}")
-    return sum(costs) / len(costs)
+    return CellRun([c for c, _ in measured], [p for _, p in measured])
+
+
+def mean_burst_ns(topo: Topology, spec: dict[str, Any], algo: str, seed: int,
+                  background: int, cost_model: str = DEFAULT_COST_MODEL) -> float:
+    """One run: the mean modelled cost of its measured bursts."""
+    return run_cell(topo, spec, algo, seed, background, cost_model).mean_ns
 
 
 def published_rows() -> dict[str, dict[str, Any]]:
@@ -195,7 +226,33 @@ _LATENCY_SOURCES = {
 }
 
 
-def calibration(topo: Topology, background: int) -> list[dict[str, Any]]:
+def _v2_rows(params: Any) -> list[dict[str, Any]]:
+    """The cost model v2's figures for the preset (src/machine/cost_tables.c cites each)."""
+    cstates = ", ".join(f"{c.name.decode()} exit {c.exit_ns / 1000:g} us / residency "
+                        f"{c.residency_ns / 1000:g} us{' (flushes L1/L2 and TLB)' if c.flushes_private else ''}"
+                        for c in params.cstates[:params.n_cstates])
+    return [
+        {"constant": "v2: the sweep's own work", "value": f"{params.sweep_cycles_per_line} cycles per line",
+         "source": "DERIVED: gcc -O2 vectorises pdata[j]++ with SSE2, 4 x 16-byte stores per line; Zen 3/4 "
+                   "retire 1 vector store per cycle (Stack Overflow 45108395, Chips and Cheese Zen 4 part 1); "
+                   "cost_tables.c [gcc-O2]"},
+        {"constant": "v2: misses in flight (demand / prefetch)",
+         "value": f"{params.demand_mlp} / {params.prefetch_mlp}",
+         "source": "AMD Software Optimization Guide for family 19h (recalled), cost_tables.c [AMD-SOG19h]"},
+        {"constant": "v2: C-states", "value": cstates,
+         "source": "AMD: CC6 400 us declared (FreeBSD D47444, Rome, a stand-in), residency 2 x exit "
+                   "(acpi_idle); cost_tables.c"},
+        {"constant": "v2: second-level TLB", "value": f"{params.stlb_entries} entries, {params.walk_levels}-level walks",
+         "source": "Chips and Cheese, Zen 4 part 2; cost_tables.c [CnC-Zen4]"},
+        {"constant": "v2: first-touch fault", "value": f"{params.first_touch_ns_per_page:,} ns per 4 KiB page",
+         "source": "MEASURED: kscope calibrate sweep16k.first_touch on the session machine (Intel EMR, KVM, "
+                   "idle, 2026-11-28): (12,307 - 418) / 4 pages; a KVM guest's fault, a stand-in for bare "
+                   "metal (cost_tables.c); librseq's COW_INIT per-CPU pool makes an index's first write fault "
+                   "(cost_fault.c)"},
+    ]
+
+
+def calibration(topo: Topology, background: int, cost_model: str = DEFAULT_COST_MODEL) -> list[dict[str, Any]]:
     """Every constant the numbers depend on, its value, its source, what it was fitted to."""
     latency = topo.latency()
     summary = topo.summary()
@@ -233,7 +290,12 @@ def calibration(topo: Topology, background: int) -> list[dict[str, Any]]:
                    "LOOPS_PER_THREAD"},
         {"constant": "runs averaged", "value": str(RUNS),
          "source": "seed 000: 'Each result is an average of 5 test runs'"},
+        {"constant": "cost model", "value": cost_model,
+         "source": "v2: docs/cost_model_v2.md, priced from the v1 cache model's line state "
+                   "(src/sched/driver.c); v1: src/machine/cache_model.c, every trip one after another"},
     ]
+    if cost_model == "v2":
+        rows += _v2_rows(cost.preset_params(topo))
     for row in rows:
         row["calibrated_on"] = None     # nothing here was fitted to a measurement
     return rows
@@ -243,7 +305,8 @@ def _residency(bytes_: int, rate: int) -> float | None:
     return None if rate <= 0 else round(bytes_ * 1000 / rate)
 
 
-def model_description(topo: Topology, rounds: int, runs: int, background: int) -> dict[str, Any]:
+def model_description(topo: Topology, rounds: int, runs: int, background: int,
+                      cost_model: str = DEFAULT_COST_MODEL) -> dict[str, Any]:
     summary = topo.summary()
     llc_rate = background * CORES_PER_LLC
     return {
@@ -267,34 +330,129 @@ def model_description(topo: Topology, rounds: int, runs: int, background: int) -
         "ns_per_burst": "mean over the measured bursts of a run (warm-ups excluded), averaged "
                         "over the runs",
         "speedup": "mm_cid_ns / cache_local_ns",
+        "cost_model": cost_model,
+        "breakdown": "per cell, the mean ns per measured burst of each cost-model-v2 part (nonzero "
+                     "parts; they add up to the cell's ns); all zero under v1",
+        "first_touch_bursts": "per cell, the fraction of measured bursts that wrote an index no "
+                              "thread had written before (a first-touch fault per page)",
+        "suspects": "per published cell off by more than 2x (and per speedup), what the breakdown "
+                    "points at and what the model lacks",
         "calibrated": "nothing: no constant was fitted to the published table",
     }
 
 
+COLUMNS = tuple(column.removesuffix("_ns") for column, _, _ in INDEXINGS)
+
+
+def _nonzero(parts: dict[str, float]) -> dict[str, float]:
+    return {name: round(ns, 1) for name, ns in parts.items() if round(ns, 1) != 0}
+
+
+def _largest(parts: dict[str, float]) -> tuple[str, float]:
+    return max(parts.items(), key=lambda kv: kv[1]) if parts else ("none", 0.0)
+
+
+def fault_bound(threads: int, rounds: int) -> float:
+    """The largest fraction of measured bursts that can write a never-written index: a run
+    hands out at most threads + 1 distinct cids (its threads and main; a cid is below the
+    number of cids held at once), over threads x rounds measured bursts. DERIVED."""
+    return min(1.0, (threads + 1) / (threads * rounds))
+
+
+def suspect(column: str, model_ns: float, published_ns: float, breakdown: dict[str, float],
+            first_touch_fraction: float, fault_area_ns: float, threads: int, rounds: int,
+            delay_ms: int) -> str | None:
+    """What a cell off by more than 2x points at: the breakdown's leading part when the model is
+    too dear; when it is too cheap, what the gap would need and which mechanism is missing."""
+    ratio = model_ns / published_ns
+    if 1 / WITHIN_FACTOR <= ratio <= WITHIN_FACTOR:
+        return None
+    part, part_ns = _largest(breakdown)
+    if ratio > WITHIN_FACTOR:
+        return (f"model {ratio:.2f}x the published figure: its largest part is {part} "
+                f"({part_ns:,.0f} ns per burst), the suspect")
+    gap = published_ns - model_ns
+    text = f"model {ratio:.2f}x the published figure, {gap:,.0f} ns per burst unexplained. "
+    if column == "mm_cid":
+        need = (published_ns - (model_ns - breakdown.get("first_touch", 0.0))) / fault_area_ns
+        bound = fault_bound(threads, rounds)
+        text += (f"First-touch faults (librseq's copy-on-write ranges) give "
+                 f"{breakdown.get('first_touch', 0.0):,.0f} ns: {first_touch_fraction:.1%} of its "
+                 f"bursts wrote an index never written before, {fault_area_ns:,.0f} ns each. To close "
+                 f"the gap with faults alone {need:.2f} first-touched areas per burst are needed; at most "
+                 f"{bound:.2f} are possible ({threads + 1} cids over {threads} x {rounds} bursts), so "
+                 + ("faults could close it only with the kernel's cid churn far above the model's. "
+                    if need <= bound else "first-touch faults cannot explain this cell. ")
+                 + "Suspects beyond: the kernel's own cid churn (kscope conform), and the idle "
+                   "mechanisms named for the per-cpu column (every burst pays them too).")
+    else:
+        text += (f"The model's burst is {part}-bound ({part_ns:,.0f} ns): after "
+                 f"{delay_ms * threads} ms asleep it finds the area in the L3 (a core's C6 flushes its "
+                 f"L1/L2 only), fetched under the sweep's own work. Not modelled, the suspects: the L3 "
+                 f"of an idle CCX or package flushed by a package C-state (the area then comes from "
+                 f"DRAM), the frequency ramp after idle, and the wake-up path's own footprint.")
+    return text
+
+
+def _published_speedup_check(row: dict[str, Any]) -> str | None:
+    pub = row["published"]
+    if pub is None:
+        return None
+    ratio = row["speedup"] / pub["speedup"]
+    if 1 / WITHIN_FACTOR <= ratio <= WITHIN_FACTOR:
+        return None
+    worst = max(COLUMNS, key=lambda c: abs(math.log(row[f"{c}_ns"] / pub[f"{c}_ns"])))
+    return (f"speedup {row['speedup']:.1f}x vs {pub['speedup']:.1f}x published ({ratio:.2f}x): "
+            f"the cell furthest off is {worst} ({row[f'{worst}_ns'] / pub[f'{worst}_ns']:.2f}x)")
+
+
 def run(rounds: int = ROUNDS, runs: int = RUNS, background: int = DEFAULT_BACKGROUND,
-        progress: ProgressFn | None = None) -> dict[str, Any]:
+        progress: ProgressFn | None = None, cost_model: str = DEFAULT_COST_MODEL) -> dict[str, Any]:
     """The repro document (see `kscope repro mm_cid --json`)."""
     if rounds < 1 or runs < 1 or background < 0:
         raise ValueError("rounds and runs must be >= 1, background >= 0")
+    if cost_model not in COST_MODELS:
+        raise ValueError(f"cost model must be one of {sorted(COST_MODELS)}")
     rows = []
     started = time.monotonic()
     with Topology.from_preset(PRESET) as topo:
+        params = cost.preset_params(topo)
+        fault_area_ns = PAGES_PER_AREA * params.first_touch_ns_per_page
         for delay_ms in DELAYS_MS:
             for config, cpus in CONFIGS:
                 row: dict[str, Any] = {"config": config, "delay_ms": delay_ms}
+                breakdown: dict[str, dict[str, float]] = {}
+                first_touch: dict[str, float] = {}
                 for column, index_by, algo in INDEXINGS:
                     spec = workload(cpus, delay_ms, index_by, rounds)
-                    means = [mean_burst_ns(topo, spec, algo, seed, background)
+                    cells = [run_cell(topo, spec, algo, seed, background, cost_model)
                              for seed in range(1, runs + 1)]
-                    row[column] = round(sum(means) / len(means), 1)
+                    key = column.removesuffix("_ns")
+                    row[column] = round(sum(c.mean_ns for c in cells) / len(cells), 1)
+                    breakdown[key] = {name: sum(c.parts[name] for c in cells) / len(cells)
+                                      for name in cost.part_names()}
+                    first_touch[key] = round(sum(c.first_touch_fraction for c in cells) / len(cells), 4)
                 row["speedup"] = round(_ratio(row["mm_cid_ns"], row["cache_local_ns"]), 2)
                 row["published"] = _published_for(config, delay_ms)
+                row["breakdown"] = {key: _nonzero(parts) for key, parts in breakdown.items()}
+                row["first_touch_bursts"] = first_touch
+                pub = row["published"]
+                row["model_over_published"] = None if pub is None else {
+                    **{key: round(row[f"{key}_ns"] / pub[f"{key}_ns"], 3) for key in COLUMNS},
+                    "speedup": round(row["speedup"] / pub["speedup"], 3)}
+                row["suspects"] = {} if pub is None else {
+                    key: text for key in COLUMNS
+                    if (text := suspect(key, row[f"{key}_ns"], pub[f"{key}_ns"], breakdown[key],
+                                        first_touch[key], fault_area_ns, len(cpus), rounds,
+                                        delay_ms)) is not None}
+                if (text := _published_speedup_check(row)) is not None:
+                    row["suspects"]["speedup"] = text
                 rows.append(row)
                 if progress:
                     progress(f"{config} {delay_ms} ms done ({time.monotonic() - started:.1f} s)")
         return {
             "rows": rows,
             "checks": compute_checks(rows),
-            "calibration": calibration(topo, background),
-            "model": model_description(topo, rounds, runs, background),
+            "calibration": calibration(topo, background, cost_model),
+            "model": model_description(topo, rounds, runs, background, cost_model),
         }
