@@ -704,7 +704,7 @@ static void cids_unique_at_every_step(void)
     /* Every branch ran somewhere (the race ones only with +race). 6.19's hand-overs and its
      * return to per-task mode need threads created or exiting while others run, which these
      * workloads (threads made at t=0, none exiting) lack: tests/mm_cid/test_mm_cid_v619.c
-     * runs them from hand-written traces. */
+     * replays a hand-written trace whose cids come out right only through both. */
     for (int p = 0; p < KS_MM_CID_PATH_COUNT; p++) {
         if (p == KS_MM_CID_HANDOVER || p == KS_MM_CID_MODE_PER_TASK)
             continue;

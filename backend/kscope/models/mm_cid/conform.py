@@ -50,7 +50,8 @@ class NoCidField(NothingToCompare):
 
 
 def variant_for_kernel(kernel: str) -> str:
-    """v6.12 before 6.13, v6.13 for 6.13..6.17, v6.18 from 6.18 on ("" or unparsable: v6.18;
+    """v6.12 before 6.13, v6.13 for 6.13..6.17, v6.18 for 6.18, v6.19 from 6.19 on (the
+    ownership-mode rework; Debian's 7.x kernels) ("" or unparsable: v6.18;
     replay() never uses that default: without a version it infers the variant from the trace)."""
     m = re.search(r"(\d+)\.(\d+)", kernel or "")
     if not m:
@@ -60,7 +61,9 @@ def variant_for_kernel(kernel: str) -> str:
         return "v6.12"
     if version < (6, 18):
         return "v6.13"
-    return "v6.18"
+    if version < (6, 19):
+        return "v6.18"
+    return "v6.19"
 
 
 def variant_for_capture(kernel: str, meta: dict[str, str]) -> tuple[str, str]:
