@@ -387,3 +387,15 @@ def test_a_guest_that_sends_no_trace_section_is_exit_1(monkeypatch: pytest.Monke
                      "-o", str(tmp_path / "t.txt")])
     assert code == 1
     assert "section 'trace' never ended: the guest stopped mid-dump" in capsys.readouterr().err
+
+
+def test_tcg_thread_single_reaches_qemu_and_bad_values_are_named(tmp_path: Path) -> None:
+    machine = qemu.Machine(tmp_path / "k", tmp_path / "i", 4, 2, 512, "", tcg_thread="single")
+    argv = qemu.command(machine, "tcg", tmp_path / "d")
+    assert argv[argv.index("-accel") + 1] == "tcg,thread=single"
+    assert qemu.command(machine, "kvm", tmp_path / "d")[2] == "kvm"  # KVM has no TCG threads
+    plain = qemu.Machine(tmp_path / "k", tmp_path / "i", 4, 2, 512, "")
+    assert qemu.command(plain, "tcg", tmp_path / "d")[2] == "tcg"
+    with pytest.raises(capture_vm.VmRequestError, match="--tcg-thread 'both': multi or single"):
+        capture_vm._check(capture_vm.VmRequest(workload="intermittent", seconds=1, output=tmp_path / "o",
+                                               tcg_thread="both"))

@@ -46,6 +46,7 @@ class VmRequest:
     threads: int | None = None
     delay_ms: int = 200
     accel: str = "auto"
+    tcg_thread: str = "multi"  # "multi" (QEMU's default) or "single": qemu.Machine.tcg_thread
     timeout: float = 300.0  # whole run, per boot attempt's deadline
     kvm_boot_timeout: float = 20.0
     install: bool = True
@@ -61,6 +62,8 @@ def _check(req: VmRequest) -> workloads.Workload:
         raise VmRequestError(f"unknown workload {req.workload!r} (one of: {', '.join(workloads.WORKLOADS)})")
     if req.accel not in ACCELS:
         raise VmRequestError(f"--accel {req.accel!r}: one of {', '.join(ACCELS)}")
+    if req.tcg_thread not in ("multi", "single"):
+        raise VmRequestError(f"--tcg-thread {req.tcg_thread!r}: multi or single")
     if not 0 < req.seconds <= 600:
         raise VmRequestError(f"--seconds {req.seconds:g}: between 0 and 600")
     try:
@@ -233,7 +236,8 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
         init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
         initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")
-        machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
+        machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline,
+                               tcg_thread="single" if req.tcg_thread == "single" else "")
         data = Path(tmp) / "data.txt"
         boot, attempts, machine = _boot(req, machine, data, started, f"{req.smp} vCPUs in {req.numa} NUMA nodes, "
                                f"{req.memory_mib} MiB, workload {work.name} for {req.seconds:g} s")
