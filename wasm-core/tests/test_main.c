@@ -9,7 +9,7 @@ static const test_case *const all_lists[] = {
     ftrace_decode_tests, ftrace_export_tests, kmem_event_tests, rq_clock_tests,
     tracedat_tests, tracedat_compressed_tests, tracedat_instances_tests, perf_script_tests, systrace_tests, parquet_tests,
     trace_decoder_tests,
-    mm_cid_tests, mm_cid_lesson_tests, mm_cid_conform_tests, mm_cid_tracepoint_tests, mm_cid_rq_clock_tests, /* registry: tests/mm_cid/ */
+    mm_cid_tests, mm_cid_lesson_tests, mm_cid_conform_tests, mm_cid_tracepoint_tests, mm_cid_rq_clock_tests, mm_cid_v619_tests, /* registry: tests/mm_cid/ */
 };
 
 int main(void)

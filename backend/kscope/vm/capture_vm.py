@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ class VmRequest:
     threads: int | None = None
     delay_ms: int = 200
     accel: str = "auto"
+    tcg_thread: str = "multi"  # "multi" (QEMU's default) or "single": qemu.Machine.tcg_thread
     timeout: float = 300.0  # whole run, per boot attempt's deadline
     kvm_boot_timeout: float = 20.0
     install: bool = True
@@ -61,6 +62,8 @@ def _check(req: VmRequest) -> workloads.Workload:
         raise VmRequestError(f"unknown workload {req.workload!r} (one of: {', '.join(workloads.WORKLOADS)})")
     if req.accel not in ACCELS:
         raise VmRequestError(f"--accel {req.accel!r}: one of {', '.join(ACCELS)}")
+    if req.tcg_thread not in ("multi", "single"):
+        raise VmRequestError(f"--tcg-thread {req.tcg_thread!r}: multi or single")
     if not 0 < req.seconds <= 600:
         raise VmRequestError(f"--seconds {req.seconds:g}: between 0 and 600")
     try:
@@ -147,9 +150,11 @@ def _boot(req: VmRequest, machine: qemu.Machine, data: Path, started: float,
           what: str) -> tuple[qemu.Boot, list[dict[str, Any]]]:
     """Boots with each accelerator in turn until one finishes; VmCaptureError when none does.
 
-    A guest kernel that panics (seen here once under TCG on a loaded host: a fault in
-    sched_clock_cpu during boot) is booted again once with the same accelerator; the
-    attempts list says so."""
+    A guest kernel that panics under TCG (seen here: a fault in sched_clock_cpu during boot on
+    6.12; "Oops: int3" in update_sd_lb_stats on 7.3.4 with 16 vCPUs, a stale translation of
+    live-patched kernel code, see qemu.Machine.tcg_thread) is booted again once, with
+    single-threaded TCG (-accel tcg,thread=single), which that race cannot hit; the attempts
+    list says so."""
     attempts: list[dict[str, Any]] = []
     boot = None
     queue = list(_accels(req))
@@ -165,12 +170,16 @@ def _boot(req: VmRequest, machine: qemu.Machine, data: Path, started: float,
         boot = qemu.run(qemu.command(machine, accel, data), guest.BOOT_MARKER, guest.DONE_MARKER,
                         req.kvm_boot_timeout if accel == "kvm" else left, left)
         panic = _panic_line(boot.console) if accel != "kvm" or boot.booted else None
-        attempts.append({"accel": accel, "booted": boot.booted, "finished": boot.finished,
+        attempts.append({"accel": accel, "tcg_thread": machine.tcg_thread or "multi" if accel == "tcg" else None,
+                         "booted": boot.booted, "finished": boot.finished,
                          "boot_s": _round(boot.boot_s), "total_s": _round(boot.total_s),
                          "why": f"guest {panic}" if panic else boot.why})
         if panic and panics < PANIC_RETRIES:
             panics += 1
-            _say(f"the guest kernel panicked ({panic}); booting it again")
+            if accel == "tcg" and not machine.tcg_thread:
+                machine = replace(machine, tcg_thread="single")
+            _say(f"the guest kernel panicked ({panic}); booting it again"
+                 + (" with single-threaded TCG" if machine.tcg_thread else ""))
             queue.insert(0, accel)
             continue
         if boot.finished or boot.booted:  # a guest that ran and failed will not do better elsewhere
@@ -180,7 +189,7 @@ def _boot(req: VmRequest, machine: qemu.Machine, data: Path, started: float,
         tried = "; ".join(f"{a['accel']}: {a['why']}" for a in attempts) or "out of time before booting"
         raise VmCaptureError(f"no trace from the guest ({tried})" + _console_tail(boot))
     _say(f"used {boot.accel.upper()}: {_boot_time(boot)}, guest done in {boot.total_s:.1f} s")
-    return boot, attempts
+    return boot, attempts, machine
 
 
 def _boot_time(boot: qemu.Boot) -> str:
@@ -227,9 +236,10 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
         init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
         initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")
-        machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline)
+        machine = qemu.Machine(kernel, initrd, req.smp, req.numa, req.memory_mib, req.cmdline,
+                               tcg_thread="single" if req.tcg_thread == "single" else "")
         data = Path(tmp) / "data.txt"
-        boot, attempts = _boot(req, machine, data, started, f"{req.smp} vCPUs in {req.numa} NUMA nodes, "
+        boot, attempts, machine = _boot(req, machine, data, started, f"{req.smp} vCPUs in {req.numa} NUMA nodes, "
                                f"{req.memory_mib} MiB, workload {work.name} for {req.seconds:g} s")
         found = _sections(data, boot)
     sysfs = topology_dump(found["topology"])
@@ -238,6 +248,7 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     enabled = [e.strip() for e in found["events"].splitlines() if e.strip()]
     meta = {"capture": "1", "source": "qemu", "kernel": found["uname"].strip(), "machine": "x86_64",
             "accel": boot.accel, "qemu_cpu": qemu.cpu_model(machine, boot.accel), "smp": str(req.smp),
+            **({"tcg_thread": machine.tcg_thread} if boot.accel == "tcg" and machine.tcg_thread else {}),
             "numa": str(nodes),
             "memory_mib": str(req.memory_mib), "events": ",".join(enabled), "workload": work.name,
             "command": " ".join(argv), "seconds": f"{req.seconds:.3f}", "result": result,

@@ -76,6 +76,13 @@ class Machine:
     memory_mib: int = 2048
     cmdline: str = ""  # appended to KERNEL_CMDLINE
     cpu: str = ""  # QEMU -cpu model; default: host under KVM, max under TCG
+    # TCG's threading: "" = QEMU's default (one host thread per vCPU), "single" = every vCPU on
+    # one thread. A multi-threaded guest can execute a stale translation of code the kernel has
+    # just live-patched (a static key flipped through text_poke's int3 protocol) after the
+    # patch completed: "Oops: int3" in update_sd_lb_stats at boot, then "Fatal exception in
+    # interrupt" (Debian 7.3.4, 16 vCPUs, traces/README.md). Single-threaded TCG runs one vCPU
+    # at a time, so no vCPU can be inside old code while another patches it.
+    tcg_thread: str = ""
 
 
 def cpu_model(m: Machine, accel: str) -> str:
@@ -83,7 +90,8 @@ def cpu_model(m: Machine, accel: str) -> str:
 
 
 def command(m: Machine, accel: str, data_file: Path, qemu: str = QEMU) -> list[str]:
-    return [qemu, "-accel", accel, "-cpu", cpu_model(m, accel), "-m", f"{m.memory_mib}M",
+    accel_arg = f"tcg,thread={m.tcg_thread}" if accel == "tcg" and m.tcg_thread else accel
+    return [qemu, "-accel", accel_arg, "-cpu", cpu_model(m, accel), "-m", f"{m.memory_mib}M",
             *numa_args(m.smp, m.numa, m.memory_mib),
             "-kernel", str(m.kernel), "-initrd", str(m.initrd),
             "-append", f"{KERNEL_CMDLINE} {m.cmdline}".strip(),

@@ -221,7 +221,7 @@ test('kscope export-lesson: the static folder opens from file:// and steps with 
   const out = mkdtempSync(join(tmpdir(), 'kscope-export-e2e-'));
   const r = spawnSync(new URL('../../../.venv/bin/kscope', import.meta.url).pathname, ['export-lesson', 'mm_cid', '-o', out, '--json'], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
-  expect(JSON.parse(r.stdout)).toMatchObject({ lesson: 'mm_cid', steps: 16 });
+  expect(JSON.parse(r.stdout)).toMatchObject({ lesson: 'mm_cid', steps: 17 });
   const errors = recordConsoleErrors(page);
   // Nothing but the file itself may load: any http(s) request fails the test.
   const network: string[] = [];

@@ -638,7 +638,9 @@ static uint64_t run_all_checked(const char *preset, const char *json, const char
     int32_t produced;
     uint64_t n = 0;
     char why[160];
-    int is613 = strstr(algo, "v6.12") == NULL;
+    /* 6.13-6.18 keep cids below the mm's allowed CPUs; 6.19 lets them reach max_cids, up to
+     * 1.25 x that (its "+25% allowance"), so only nr_cpu_ids bounds them there. */
+    int is613 = strstr(algo, "v6.12") == NULL && strstr(algo, "v6.19") == NULL;
     while ((!max_events || n < max_events) && ks_sim_step(t.sim, &ev, &produced) == KS_OK && produced) {
         n++;
         int bad = sim_check_invariants(t.sim, why, sizeof why) ||
@@ -682,10 +684,10 @@ static void cids_unique_at_every_step(void)
         " \"comm\": \"bench\", \"threads\": 8, \"index_by\": \"mm_cid\", \"delay_ms\": 60,"
         " \"area_bytes\": 1048576}]}";
     const char *variants[] = { "mm_cid:v6.12", "mm_cid:v6.13", "mm_cid:v6.18", "mm_cid:v6.12+race",
-                               "mm_cid:v6.13+race" };
+                               "mm_cid:v6.13+race", "mm_cid:v6.19" };
     int paths[KS_MM_CID_PATH_COUNT] = { 0 };
     char json[2048];
-    for (int v = 0; v < 5; v++) {
+    for (int v = 0; v < 6; v++) {
         CHECK(run_all_checked("classroom-8", churn, variants[v], 0, paths) > 1000);
         CHECK(run_all_checked("classroom-8", bench, variants[v], 0, paths) > 300);
         for (uint32_t seed = 1; seed <= 3; seed++) {
@@ -699,8 +701,13 @@ static void cids_unique_at_every_step(void)
         for (int v = 0; v < 3; v++)
             CHECK(run_all_checked("epyc-9654-2s", file, variants[v], 0, paths) > 40);
     free(file);
-    /* Every branch ran somewhere (the race ones only with +race). */
+    /* Every branch ran somewhere (the race ones only with +race). 6.19's hand-overs and its
+     * return to per-task mode need threads created or exiting while others run, which these
+     * workloads (threads made at t=0, none exiting) lack: tests/mm_cid/test_mm_cid_v619.c
+     * replays a hand-written trace whose cids come out right only through both. */
     for (int p = 0; p < KS_MM_CID_PATH_COUNT; p++) {
+        if (p == KS_MM_CID_HANDOVER || p == KS_MM_CID_MODE_PER_TASK)
+            continue;
         if (!paths[p])
             printf("    path %s never ran\n", ks_mm_cid_path_name(p));
         CHECK(paths[p] > 0);

@@ -20,7 +20,7 @@ from kscope.models.mm_cid.native.conform import VARIANTS
 MODEL = Model(
     name="mm_cid",
     about="per-process concurrency ids (rseq mm_cid): 6.12's allocator, 7e019dc's cache-local "
-          "design (v6.13), 6.18's",
+          "design (v6.13), 6.18's, and 6.19's per-task / per-CPU ownership modes (Debian's 7.x)",
     sim_algos=tuple(f"mm_cid:{v}" for v in VARIANTS),
     sim_auto="mm_cid:v6.18, as a current kernel runs it, when a process of the workload registers rseq",
     conform=Conform(
@@ -28,7 +28,7 @@ MODEL = Model(
         compares="rseq_update's mm_cid",
         needs="rseq:rseq_update events",
         variant_help="from the trace's kernel version (< 6.13: v6.12, 6.13-6.17: v6.13, "
-                     ">= 6.18: v6.18; variant_from \"header\")",
+                     "6.18: v6.18, >= 6.19 (7.x too): v6.19; variant_from \"header\")",
         module="kscope.models.mm_cid.conform",
         hz_help="CONFIG_HZ of the traced kernel: the modelled tick that runs the 100 ms scan",
         resync_help="after each disagreement the model adopts the kernel's cid: agreement then counts "

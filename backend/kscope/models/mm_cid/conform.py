@@ -50,7 +50,8 @@ class NoCidField(NothingToCompare):
 
 
 def variant_for_kernel(kernel: str) -> str:
-    """v6.12 before 6.13, v6.13 for 6.13..6.17, v6.18 from 6.18 on ("" or unparsable: v6.18;
+    """v6.12 before 6.13, v6.13 for 6.13..6.17, v6.18 for 6.18, v6.19 from 6.19 on (the
+    ownership-mode rework; Debian's 7.x kernels) ("" or unparsable: v6.18;
     replay() never uses that default: without a version it infers the variant from the trace)."""
     m = re.search(r"(\d+)\.(\d+)", kernel or "")
     if not m:
@@ -60,7 +61,9 @@ def variant_for_kernel(kernel: str) -> str:
         return "v6.12"
     if version < (6, 18):
         return "v6.13"
-    return "v6.18"
+    if version < (6, 19):
+        return "v6.18"
+    return "v6.19"
 
 
 def variant_for_capture(kernel: str, meta: dict[str, str]) -> tuple[str, str]:
@@ -230,7 +233,11 @@ def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
                    f"(v6.12 / v6.13 / v6.18) can barely differ here")
     for cause, n in doc["causes"].items():
         out.append(f"{n} disagreements: {cause}: {CAUSE_HELP.get(cause, cause)}")
-    if doc["scan_at"] == "return":
+    if doc["variant"] == "v6.19":
+        out.append("v6.19 has no periodic scan (6.19 removed task_mm_cid_work and the migrate-to "
+                   "hand-over): cids change only at fork, exit, a switch-in and an ownership-mode change, "
+                   "all traced or inferred from the switches")
+    elif doc["scan_at"] == "return":
         out.append(f"ticks are not traced: the replay queues the scan at modelled ticks (HZ {doc['hz']}) and "
                    f"at the {doc['unprompted_rseq']} rseq_updates no switch-in or migration explains "
                    f"(task_work's TIF_NOTIFY_RESUME), and runs it just before the task's rseq_update")

@@ -128,7 +128,10 @@ def test_variant_for_kernel() -> None:
     assert variant_for_kernel("6.13.0") == "v6.13"
     assert variant_for_kernel("6.17.9") == "v6.13"
     assert variant_for_kernel("Linux vm 6.18.44-fc-v669 x86_64") == "v6.18"
-    assert variant_for_kernel("7.0") == "v6.18"
+    assert variant_for_kernel("7.0") == "v6.19"
+    assert variant_for_kernel("7.3.4+deb13-amd64") == "v6.19"
+    assert variant_for_kernel("6.19.2") == "v6.19"
+    assert variant_for_kernel("6.18.44-fc-v669") == "v6.18"
 
 
 def test_variant_for_a_kscope_built_612_follows_its_boot_parameter() -> None:

@@ -58,7 +58,7 @@ def test_cli_infers_the_variant_without_a_kernel_release(plain_vm: Path,
     assert doc["variant_from"] == "inferred" and doc["variant"] == "v6.12"
     assert doc["variant_label"] == "inferred from the trace (kernel version unknown)"
     by = {r["variant"]: r for r in doc["variants"]}
-    assert set(by) == {"v6.12", "v6.13", "v6.18"}
+    assert set(by) == {"v6.12", "v6.13", "v6.18", "v6.19"}
     assert by["v6.12"]["agreement"] == 1.0 and by["v6.12"]["best"] and by["v6.12"]["scan_at"] == "return"
     assert by["v6.18"]["agreement"] < 0.7 and not by["v6.18"]["best"]
     assert doc["agreement"] == by["v6.12"]["agreement"] and doc["agree"] == by["v6.12"]["agree"]
@@ -130,7 +130,7 @@ def test_api_infers_and_lets_the_user_choose(client: TestClient, plain_vm: Path)
     assert auto.status_code == 200, auto.text
     doc = auto.json()
     assert doc["kernel"] is None and doc["variant"] == "v6.12" and doc["variant_from"] == "inferred"
-    assert {r["variant"] for r in doc["variants"]} == {"v6.12", "v6.13", "v6.18"}
+    assert {r["variant"] for r in doc["variants"]} == {"v6.12", "v6.13", "v6.18", "v6.19"}
     other = client.get(f"/api/traces/{tid}/conform", params={"variant": "v6.13"}, headers=auth).json()
     assert other["variant"] == "v6.13" and other["variant_from"] == "option"
     assert other["agreement"] == next(r["agreement"] for r in doc["variants"] if r["variant"] == "v6.13")

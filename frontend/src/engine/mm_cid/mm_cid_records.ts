@@ -76,6 +76,12 @@ export const MM_CID_PATHS = [
   'REMOTE_CLEAR_HELD',
   'REMOTE_CLEAR_DONE',
   'MAX_NR_CID_SHRUNK',
+  'KEEP_TASK_CID',
+  'HANDOVER',
+  'CONVERGE',
+  'MODE_PER_CPU',
+  'MODE_PER_TASK',
+  'DROPPED',
 ] as const
 export type MmCidPath = (typeof MM_CID_PATHS)[number]
 
@@ -86,7 +92,7 @@ export const MM_CID_F_OVER_ALLOWED = 0x2
 export const MM_CID_F_TASK_ALLOWED = 0x4
 
 /** ks_mm_cid_variant order. */
-export const MM_CID_VARIANTS = ['v6.12', 'v6.13', 'v6.18'] as const
+export const MM_CID_VARIANTS = ['v6.12', 'v6.13', 'v6.18', 'v6.19'] as const
 export type MmCidVariant = (typeof MM_CID_VARIANTS)[number]
 
 /** Per-mm scalars (ks_mm_cid_mm). Fields a kernel version lacks read -1. */

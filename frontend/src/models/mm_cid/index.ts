@@ -29,7 +29,7 @@ import { checkLessonStep } from './lesson_checks'
 import schema from './lesson.schema.json'
 import { quiz } from './quiz'
 
-const RUNS = ['v6.12', 'v6.13', 'v6.18'] as const
+const RUNS = ['v6.12', 'v6.13', 'v6.18', 'v6.19'] as const
 
 export const mmCid: ModelDescriptor = {
   id: 'mm_cid',

@@ -27,7 +27,7 @@ import type { LessonRunView, LessonView } from './lesson_controller'
 import type { MmCidPath } from './types'
 import type { LessonClaim } from '../../core/lesson/lesson_types'
 
-type Run = { variant?: 'v6.12' | 'v6.13' | 'v6.18' }
+type Run = { variant?: 'v6.12' | 'v6.13' | 'v6.18' | 'v6.19' }
 
 export type LessonExpect =
   | ({ kind: 'time'; min_ms: number; max_ms: number } & Run)

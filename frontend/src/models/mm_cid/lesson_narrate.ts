@@ -164,6 +164,18 @@ export function narrateRecord(r: MmCidRecord, variant: string, history: readonly
       return `the remote clear is over: cid ${r.cid} is free again`
     case 'MAX_NR_CID_SHRUNK':
       return `as thread ${r.tid} allocates on CPU ${r.cpu}, max_nr_cid is cut from ${r.prev_cid} to ${r.bound} = min(nr_cpus_allowed, mm_users): fewer threads or CPUs than before`
+    case 'KEEP_TASK_CID':
+      return `${t} runs on ${cpu} with its own cid ${r.cid}: since 6.19 a thread owns its cid from fork to exit (per-task mode), on every CPU, however long it slept`
+    case 'HANDOVER':
+      return `after a mode change, cid ${r.cid} passes between ${t} and ${cpu} instead of going back to the pool`
+    case 'CONVERGE':
+      return `${t} on ${cpu} held cid ${r.prev_cid} >= max_cids ${r.bound} (threads have left): it swapped it for the lower free cid ${r.cid}`
+    case 'MODE_PER_CPU':
+      return `${r.mm_users} threads > max_cids ${r.bound} as ${t} starts (${cpu}): the process switches to per-CPU mode, where each CPU owns a cid and lends it to the thread running there`
+    case 'MODE_PER_TASK':
+      return `${t} leaves (${cpu}): only ${r.mm_users} threads left, below pcpu_thrs ${r.bound}: the process switches back to per-task mode, the CPUs' cids go back to the pool`
+    case 'DROPPED':
+      return `cid ${r.cid} goes back to the process's pool (${r.tid >= 0 ? `thread ${r.tid} on ` : ''}${cpu})`
   }
 }
 

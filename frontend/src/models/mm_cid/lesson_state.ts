@@ -10,7 +10,7 @@ import { lessonStateRules } from '../../core/lesson/lesson_state'
 export * from '../../core/lesson/lesson_state'
 
 /** The kernels one run can model, oldest first. */
-export const LESSON_RUNS = ['v6.12', 'v6.13', 'v6.18'] as const
+export const LESSON_RUNS = ['v6.12', 'v6.13', 'v6.18', 'v6.19'] as const
 export type LessonRun = (typeof LESSON_RUNS)[number]
 export const LESSON_VARIANTS = [...LESSON_RUNS, 'compare'] as const
 export type LessonVariant = (typeof LESSON_VARIANTS)[number]

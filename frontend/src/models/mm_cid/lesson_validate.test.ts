@@ -93,7 +93,7 @@ describe('bad lessons', () => {
     d.steps[5].at = { time_ms: 'soon' }
     d.defaults.scenario.workload.delay_ms = 0
     const p = problems(d)
-    expect(p).toContain('$.steps[3].scenario.variant: must be one of "v6.12", "v6.13", "v6.18", "compare", got "v6.14"')
+    expect(p).toContain('$.steps[3].scenario.variant: must be one of "v6.12", "v6.13", "v6.18", "v6.19", "compare", got "v6.14"')
     expect(p).toContain('$.steps[5].at.time_ms: must be a number, got "soon"')
     // A bad default is reported where it is written, once (not once per step that uses it).
     expect(p.filter((x) => x === '$.defaults.scenario.workload.delay_ms: must be between 1 and 2000, got 0')).toHaveLength(1)

@@ -16,6 +16,7 @@ const VARIANT_TEXT: Record<LessonVariant, string> = {
   'v6.12': 'v6.12 (before 7e019dc)',
   'v6.13': 'v6.13 (after: 7e019dc)',
   'v6.18': 'v6.18 (6.13 + 02d954c0)',
+  'v6.19': 'v6.19 / 7.x (ownership modes)',
   compare: 'compare v6.12 vs v6.13',
 }
 

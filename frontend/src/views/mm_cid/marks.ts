@@ -27,6 +27,7 @@ export const VARIANT_LOOK: Record<string, { colour: string; hollow: boolean; das
   'v6.12': { colour: OKABE_ITO.vermillion, hollow: true, dash: '6 4', name: 'v6.12 (before 7e019dc)' },
   'v6.13': { colour: OKABE_ITO.blue, hollow: false, dash: undefined, name: 'v6.13 (7e019dc)' },
   'v6.18': { colour: OKABE_ITO.bluishGreen, hollow: false, dash: '2 3', name: 'v6.18' },
+  'v6.19': { colour: OKABE_ITO.reddishPurple, hollow: true, dash: '1 3', name: 'v6.19 / 7.x' },
 }
 
 /** The glyph of each burst source in the chart (shapes, not colours). */

@@ -45,6 +45,7 @@ typedef enum ks_mm_cid_variant {
     KS_MM_CID_V6_12 = 0,   /* before 7e019dc: lowest free cid, t->nr_cpus_allowed in migrate-to */
     KS_MM_CID_V6_13 = 1,   /* 7e019dc: recent_cid, max_nr_cid expansion, per-mm cpus_allowed */
     KS_MM_CID_V6_18 = 2,   /* 6.13 + 02d954c0 (v6.14): max_nr_cid shrinks with threads/affinity */
+    KS_MM_CID_V6_19 = 3,   /* Gleixner's rework (v6.19 to 7.3): per-task / per-CPU ownership, no scan */
 } ks_mm_cid_variant;
 
 /* Per-mm scalars. Fields a kernel version does not have read -1 there. */
@@ -96,6 +97,12 @@ typedef enum ks_mm_cid_path {
     KS_MM_CID_REMOTE_CLEAR_HELD,    /* the race: slot unset, cid bit still held by the clearer */
     KS_MM_CID_REMOTE_CLEAR_DONE,    /* the race: the clearer released the held cid */
     KS_MM_CID_MAX_NR_CID_SHRUNK,    /* 6.18: max_nr_cid cut to min(nr_cpus_allowed, mm_users) */
+    KS_MM_CID_KEEP_TASK_CID,        /* 6.19 mm_cid_from_task: the thread owns its cid, keeps it */
+    KS_MM_CID_HANDOVER,             /* 6.19: a cid changed owner, thread <-> CPU (mode change) */
+    KS_MM_CID_CONVERGE,             /* 6.19 mm_cid_converge: cid >= max_cids swapped for a lower one */
+    KS_MM_CID_MODE_PER_CPU,         /* 6.19 mm_update_max_cids: users > max_cids: CPUs own cids */
+    KS_MM_CID_MODE_PER_TASK,        /* 6.19 mm_update_max_cids: users < pcpu_thrs: threads own cids */
+    KS_MM_CID_DROPPED,              /* 6.19: a cid went back to the pool (exit, mode fixup) */
     KS_MM_CID_PATH_COUNT
 } ks_mm_cid_path;
 

@@ -71,7 +71,9 @@
  *          series moving the scan to an mm work_struct / timer and scanning in
  *          batches (v1-v14, 2024-12..2025-07). Not modelled, because after
  *          6.18: Thomas Gleixner's 6.19 rework (per-task or per-CPU ownership
- *          modes, no scan at all).
+ *          modes, no scan at all): that is the next variant.
+ *   v6.19  the rework, as Debian's 7.x kernels run it: mm_cid_v619.c (its own
+ *          essay). The hooks below hand over to it; migrate and tick do nothing.
  *   +no_recent_cid          (toggle, 6.13+ only) 7e019dc without its recent_cid field:
  *          no CPU remembers its last cid, so allocation is expansion, then the
  *          lowest free cid. For the lesson's "what breaks" step: a thread back
@@ -276,6 +278,10 @@ static void mm_cid_task_fork(void *state, ks_sim *sim, int32_t parent, int32_t c
     } else {
         return;                         /* no memory for the mm: the task gets no cid */
     }
+    if (st->variant == KS_MM_CID_V6_19) {
+        mm_cid_v619_fork(st, sim, parent, child);   /* mm_cid_v619.c */
+        return;
+    }
     m->mm_users++;                      /* copy_mm(): mmget() or a new mm */
     st->tasks[child].active = 1;        /* sched_mm_cid_fork() */
 }
@@ -284,7 +290,9 @@ static void mm_cid_set_cpus_allowed(void *state, ks_sim *sim, int32_t task)
 {
     mm_cid_state *st = state;
     mm_cid_mm *m = mm_cid_mm_of_task(st, sim, task);
-    if (m)
+    if (m && st->variant == KS_MM_CID_V6_19)
+        mm_cid_v619_set_cpus_allowed(st, sim, task);
+    else if (m)
         mm_set_cpus_allowed(st, m, sched_task_cpus_allowed(sim, task));
 }
 
@@ -444,6 +452,10 @@ static void mm_cid_switch_to(void *state, ks_sim *sim, int32_t prev, int32_t nex
 {
     mm_cid_state *st = state;
     mm_cid_mm *m;
+    if (st->variant == KS_MM_CID_V6_19) {
+        mm_cid_v619_switch_to(st, sim, prev, next, cpu);
+        return;
+    }
     if (prev >= 0 && st->tasks[prev].active && (m = mm_cid_mm_of_task(st, sim, prev))) {
         mm_cid_snapshot_time(sim, m, cpu);
         mm_cid_put_lazy(st, sim, m, prev, cpu);
@@ -486,6 +498,12 @@ static void mm_cid_task_exit(void *state, ks_sim *sim, int32_t task)
     mm_cid_mm *m = mm_cid_mm_of_task(st, sim, task);
     if (!m || !t->active)
         return;
+    if (st->variant == KS_MM_CID_V6_19) {
+        mm_cid_v619_exit(st, sim, task);
+        if (m->mm_users == 0)
+            drop_mm(st, m);
+        return;
+    }
     t->active = 0;                      /* sched_mm_cid_exit_signals() */
     mm_cid_put(st, sim, m, task, sched_task_cpu(sim, task));
     t->mm_cid = t->last_mm_cid = -1;
@@ -498,11 +516,15 @@ static void mm_cid_task_exit(void *state, ks_sim *sim, int32_t task)
 static void mm_cid_migrate(void *state, ks_sim *sim, int32_t task, int32_t from_cpu,
                            int32_t to_cpu)
 {
+    if (((mm_cid_state *)state)->variant == KS_MM_CID_V6_19)
+        return;                         /* 6.19 removed sched_mm_cid_migrate_to */
     sched_mm_cid_migrate_to(state, sim, task, from_cpu, to_cpu);
 }
 
 static void mm_cid_tick(void *state, ks_sim *sim, int32_t cpu, int32_t curr)
 {
+    if (((mm_cid_state *)state)->variant == KS_MM_CID_V6_19)
+        return;                         /* 6.19 removed task_tick_mm_cid and the scan */
     task_tick_mm_cid(state, sim, cpu, curr);
 }
 
@@ -516,16 +538,16 @@ static int32_t mm_cid_of_task(const void *state, const ks_sim *sim, int32_t task
 
 /* ---- init, release, snapshots -------------------------------------------------------- */
 
-/* "v6.12" | "v6.13" | "v6.18" | "" (v6.13), then any of "+race", "+no_recent_cid",
+/* "v6.12" | "v6.13" | "v6.18" | "v6.19" | "" (v6.13), then any of "+race", "+no_recent_cid",
  * "+task_nr_cpus_allowed" (the last two are bug-injection toggles of 7e019dc's parts, so
  * they need 6.13 or later: v6.12 never had what they take out). */
 static int32_t parse_variant(mm_cid_state *st, const char *variant)
 {
-    static const char *const names[] = { "v6.12", "v6.13", "v6.18" };
+    static const char *const names[] = { "v6.12", "v6.13", "v6.18", "v6.19" };
     size_t len = strcspn(variant, "+");
     st->variant = KS_MM_CID_V6_13;
     int found = len == 0;
-    for (int32_t i = 0; i < 3 && !found; i++)
+    for (int32_t i = 0; i < 4 && !found; i++)
         if (strlen(names[i]) == len && strncmp(variant, names[i], len) == 0) {
             st->variant = i;
             found = 1;
@@ -546,6 +568,9 @@ static int32_t parse_variant(mm_cid_state *st, const char *variant)
         *flag = 1;
         p += 1 + n;
     }
+    if ((st->no_recent_cid || st->task_nr_cpus_allowed || st->race) &&
+        st->variant == KS_MM_CID_V6_19)
+        return KS_ERR_NOT_FOUND;        /* 6.19 has none of the parts these take out */
     if ((st->no_recent_cid || st->task_nr_cpus_allowed) && !mm_cid_is_613(st))
         return KS_ERR_NOT_FOUND;
     return KS_OK;

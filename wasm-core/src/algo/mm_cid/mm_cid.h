@@ -40,7 +40,7 @@ typedef struct mm_cid_pcpu {
     int32_t cid;                /* MM_CID_UNSET or the cid this CPU owns */
     int32_t lazy_put;           /* MM_CID_LAZY_PUT: a remote clear asked for it back */
     int32_t recent_cid;         /* 6.13+: last cid this CPU got (MM_CID_UNSET on 6.12) */
-    int32_t reserved;
+    int32_t raw_cid;            /* v6.19: mm_cid_pcpu::cid with its ONCPU / TRANSIT bits */
     uint64_t time;              /* mm_cid_snapshot_time: last use */
 } mm_cid_pcpu;
 
@@ -51,7 +51,9 @@ typedef struct mm_cid_mm {
     int32_t tgid;
     int32_t mm_users;
     int32_t nr_cpus_allowed;    /* 6.13+: weight of cpus_allowed */
-    int32_t max_nr_cid;         /* 6.13+ */
+    int32_t max_nr_cid;         /* 6.13+; v6.19: mm_mm_cid::max_cids */
+    int32_t mode;               /* v6.19: mm_mm_cid::mode (0, V619_ONCPU, | V619_TRANSIT) */
+    int32_t pcpu_thrs;          /* v6.19: mm_mm_cid::pcpu_thrs (0: per-task mode wanted) */
     uint64_t next_scan;         /* mm_cid_next_scan (ns here, jiffies in the kernel) */
     uint64_t last_scan;
     uint64_t nr_scans;
@@ -66,7 +68,7 @@ typedef struct mm_cid_task {
     int32_t mm_cid;             /* t->mm_cid: the cid while running, -1 otherwise */
     int32_t last_mm_cid;        /* t->last_mm_cid: the cid it last ran with (migrate-from) */
     int32_t active;             /* t->mm_cid_active */
-    int32_t reserved;
+    int32_t raw_cid;            /* v6.19: t->mm_cid.cid with its ONCPU / TRANSIT / UNSET bits */
 } mm_cid_task;
 
 typedef struct mm_cid_hdr {
@@ -112,6 +114,17 @@ int32_t mm_cid_curr_of_mm(const mm_cid_state *st, const ks_sim *sim, const mm_ci
                           int32_t cpu);
 /* Frees the cids remote clears of m still hold (the end of the race window). */
 void mm_cid_release_held(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m, int32_t task);
+
+/* ---- mm_cid_v619.c: the 6.19 ownership-mode rework (its own essay) ----------------------- */
+
+/* mm_cid.c's hooks hand over to these when the variant is v6.19. */
+void mm_cid_v619_fork(mm_cid_state *st, ks_sim *sim, int32_t parent, int32_t child);
+void mm_cid_v619_exit(mm_cid_state *st, ks_sim *sim, int32_t task);
+void mm_cid_v619_switch_to(mm_cid_state *st, ks_sim *sim, int32_t prev, int32_t next, int32_t cpu);
+void mm_cid_v619_set_cpus_allowed(mm_cid_state *st, ks_sim *sim, int32_t task);
+/* The invariants of one mm under v6.19 (mm_cid_check_invariants): 0 or -1 with a reason. */
+int32_t mm_cid_v619_check(const mm_cid_state *st, const ks_sim *sim, const mm_cid_mm *m, char *why,
+                          int32_t why_len);
 
 /* ---- mm_cid_scan.c -------------------------------------------------------- */
 

@@ -347,14 +347,15 @@ static int32_t classify(const ks_conform *c, const ks_event *ev, int32_t t, int3
     int near_task = rt->gap_ts && ev->ts_ns - rt->gap_ts <= CONFORM_NEAR_NS;
     if (near_cpu || near_task)
         return KS_CONFORM_MISSING_EVENTS;
-    if (ct->last_path == KS_MM_CID_KEEP_PCPU_CID &&
+    int scans = c->st->variant != KS_MM_CID_V6_19;     /* 6.19 has no scan to miss */
+    if (scans && ct->last_path == KS_MM_CID_KEEP_PCPU_CID &&
         ct->slot_idle_ns + c->tick_ns >= SCHED_MM_CID_PERIOD_NS)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
-    if (is_allocation(ct->last_path) && drop_cid >= 0 && drop_cid == ev->u.rseq_update.mm_cid)
+    if (scans && is_allocation(ct->last_path) && drop_cid >= 0 && drop_cid == ev->u.rseq_update.mm_cid)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
-    if (is_allocation(ct->last_path) && idle_holder(c, t, ev->u.rseq_update.mm_cid))
+    if (scans && is_allocation(ct->last_path) && idle_holder(c, t, ev->u.rseq_update.mm_cid))
         return KS_CONFORM_SCAN_NOT_VISIBLE;
-    if (hidden_scan_at(c, t) >= 0)
+    if (scans && hidden_scan_at(c, t) >= 0)
         return KS_CONFORM_SCAN_NOT_VISIBLE;
     if (same_time_change(c, t))
         return KS_CONFORM_SAME_TIME_ORDER;

@@ -161,6 +161,18 @@ static const struct {
         "the race is over: the remote clear freed the cid it held" },
     [KS_MM_CID_MAX_NR_CID_SHRUNK] = { "MAX_NR_CID_SHRUNK",
         "__mm_cid_try_get (6.18, 02d954c0): fewer threads or CPUs than max_nr_cid (prev_cid holds the old value): cut to bound" },
+    [KS_MM_CID_KEEP_TASK_CID] = { "KEEP_TASK_CID",
+        "mm_cid_from_task (6.19+): per-task mode, the thread owns its cid from fork to exit and keeps it on every CPU (bound = max_cids)" },
+    [KS_MM_CID_HANDOVER] = { "HANDOVER",
+        "mm_cid_from_cpu / mm_cid_from_task (6.19+): after a mode change the cid passes between the thread and the CPU instead of being freed" },
+    [KS_MM_CID_CONVERGE] = { "CONVERGE",
+        "mm_cid_converge (6.19+): the cid (prev_cid) was >= max_cids (bound) after threads left: a lower free one replaces it" },
+    [KS_MM_CID_MODE_PER_CPU] = { "MODE_PER_CPU",
+        "mm_update_max_cids (6.19+): more threads (mm_users) than max_cids (bound): CPUs own the cids from now on, threads borrow them" },
+    [KS_MM_CID_MODE_PER_TASK] = { "MODE_PER_TASK",
+        "mm_update_max_cids (6.19+): mm_users fell below pcpu_thrs (bound): threads own cids again, the CPUs' cids are freed" },
+    [KS_MM_CID_DROPPED] = { "DROPPED",
+        "6.19+: a cid went back to the mm's pool: its thread exited, or a mode change's fixup found its owner not running" },
 };
 
 const char *ks_mm_cid_path_name(int32_t path)

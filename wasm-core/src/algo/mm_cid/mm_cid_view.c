@@ -207,6 +207,11 @@ int32_t mm_cid_check_invariants(const ks_sim *sim, char *why, int32_t why_len)
         const mm_cid_mm *m = (const mm_cid_mm *)(st->pool + (size_t)e * st->mm_stride);
         if (!m->in_use)
             continue;
+        if (st->variant == KS_MM_CID_V6_19) {
+            if (mm_cid_v619_check(st, sim, m, why, why_len))
+                return -1;
+            continue;
+        }
         if (check_slots(st, m, why, why_len) || check_tasks(st, sim, m, why, why_len))
             return -1;
         if (mm_cid_is_613(st) && m->max_nr_cid > m->nr_cpus_allowed)

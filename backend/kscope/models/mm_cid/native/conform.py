@@ -28,7 +28,7 @@ class KsConformDisagreement(ctypes.Structure):
 assert ctypes.sizeof(KsConformSummary) == 224, "ks_conform_summary changed"
 assert ctypes.sizeof(KsConformDisagreement) == 256, "ks_conform_disagreement changed"
 
-VARIANTS = ("v6.12", "v6.13", "v6.18")
+VARIANTS = ("v6.12", "v6.13", "v6.18", "v6.19")
 # KS_CONFORM_SCAN_AT_*, by value: at the modelled tick (the simulator), on return to user (kernels)
 SCAN_AT = ("tick", "return")
 # ks_conform_cause, by value (ks_conform_cause_name)
