@@ -105,7 +105,10 @@ def _idle_rows(p: Any, v: dict[str, tuple[float | None, str]], l1_ns: float) -> 
                f"{r['lines_idle_flushed']} lines flushed to the LLC, {r['pages_walked']} page walks")
         v[f"idlechase.sleep_{ms}ms"] = (per + r["parts"]["tlb"] / AREA_LINES, how + " (their ns spread per line)")
         v[f"idlechase.tlbwarm.sleep_{ms}ms"] = (per, how + "; the walks not counted (the TLB was warmed)")
-        for kind in ("wait", "rt_wait"):
+        walks = r["pages_walked"]
+        v[f"idlechase.walk.sleep_{ms}ms"] = (r["parts"]["tlb"] / walks if walks else 0.0,
+                                            f"v2: its tlb part / {walks} page walks after the idle (cost_tlb.c)")
+        for kind in ("wait", "rt_wait", "quiet_wait"):
             v[f"idlebusy.{kind}_{ms}ms"] = (l1_ns, f"v2: no idle, no background: the lines stay in L1 for {ms} ms")
         v[f"idleclock.sleep_{ms}ms"] = (None, "v2 has one clock: no ramp after idle (the hot chain is the v2 value)")
     v["idleclock.hot"] = (None, "no counterpart (a fixed chain of multiply-adds)")

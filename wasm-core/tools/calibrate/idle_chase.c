@@ -9,7 +9,8 @@
  *     pages: the area's 4 TLB entries survive), i.e. from the LLC if the LLC kept them;
  *   - idlechase.ref_dram: the lines written back and invalidated by clflush: from DRAM.
  * ns per line after a sleep near ref_l2evict says the LLC holds the area after the sleep;
- * near ref_dram says it came from DRAM. Trials alternate the variants, so a change of the
+ * near ref_dram says it came from DRAM. idlechase.walk.sleep_* is the page walk itself:
+ * per trial pair, (cold - warm) x 64 lines per page, less the line the touch took out. Trials alternate the variants, so a change of the
  * machine's load hits them alike; each figure's detail gives what the CPU did during its
  * waits (idle / busy with other tasks / stolen by the host) and the load average.
  */
@@ -17,6 +18,8 @@
 
 #include <stdio.h>
 #include <string.h>
+
+#define PAGES (IDLE_AREA / IDLE_PAGE)
 
 static void flush_area(idle_area *a)
 {
@@ -59,7 +62,7 @@ static void references(idle_area *a, int trials)
 
 static void after_sleep(idle_area *a, int cpu, int ms, int trials)
 {
-    double cold[CALIB_MAX_TRIALS], warm[CALIB_MAX_TRIALS];
+    double cold[CALIB_MAX_TRIALS], warm[CALIB_MAX_TRIALS], walk[CALIB_MAX_TRIALS];
     idle_cpu_stat s0, s1;
     idle_cpu_stat_read(cpu, &s0);
     for (int t = 0; t < trials; t++) {
@@ -72,6 +75,9 @@ static void after_sleep(idle_area *a, int cpu, int ms, int trials)
         calib_sink += calib_now_ns();
         idle_touch_pages(a);
         warm[t] = idle_chase_lap(a);
+        /* the cold lap's extra time over the warm one, per page, less the one line per page the
+         * warm trial's touch took out of its chase (it would have cost about a warm line) */
+        walk[t] = (cold[t] - warm[t]) * IDLE_LINES / PAGES - warm[t];
     }
     idle_cpu_stat_read(cpu, &s1);
     char id[64], load[128], detail[320];
@@ -83,6 +89,10 @@ static void after_sleep(idle_area *a, int cpu, int ms, int trials)
     snprintf(detail, sizeof detail, "the same after nanosleep(%d ms), then one byte of each 4 KiB page loaded (TLB warm); %s",
              ms, load);
     calib_emit(id, "ns", warm, trials, detail);
+    snprintf(id, sizeof id, "idlechase.walk.sleep_%dms", ms);
+    snprintf(detail, sizeof detail, "ns per page walk after nanosleep(%d ms): (cold - TLB-warm chase) x 64 lines per "
+             "page - one line, per trial pair; %s", ms, load);
+    calib_emit(id, "ns", walk, trials, detail);
 }
 
 void bench_idle_chase(const calib_opts *o)
