@@ -72,7 +72,7 @@ static void *quiet_holder(void *arg)
         if (st == 3)
             return NULL;
         if (st != 1) {
-            calib_sleep_ns(20000);
+            calib_sleep_ns(500000);   /* polls twice a millisecond: CPU B stays free between the quiet waits */
             continue;
         }
         if (!set_rt(1))
