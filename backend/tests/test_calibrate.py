@@ -12,6 +12,7 @@ from kscope.calibrate import model, model_v2, report, runner
 MEASURED_IDS = {
     "sweep16k.hot", "sweep16k.sleep_1ms", "sweep16k.sleep_10ms", "sweep16k.sleep_100ms",
     "sweep16k.sleep_200ms", "sweep16k.sleep_1000ms", "sweep16k.after_remote_write", "sweep16k.first_touch",
+    "sweep16k.ref_llc", "sweep16k.ref_dram", "sweep16k.tlbwarm.sleep_200ms",
     "pingpong.one_way",
     "latency.l1", "latency.l2", "latency.llc", "latency.dram", "mlp.independent", "mlp.misses_in_flight",
     "prefetch.sequential", "prefetch.random", "prefetch.gain", "pagewalk.spread", "pagewalk.packed",
@@ -122,6 +123,8 @@ def test_the_v2_side_comes_from_the_cost_model_v2() -> None:
     assert v["idlechase.sleep_200ms"] >= v["idlechase.tlbwarm.sleep_200ms"]
     assert v["idlechase.ref_l2evict"] < v["idlechase.tlbwarm.sleep_200ms"] < v["idlechase.ref_dram"]
     assert v["idlebusy.wait_200ms"] == v["idlechase.hot"] == v["latency.l1"]
+    assert v["sweep16k.ref_llc"] <= v["sweep16k.ref_dram"]
+    assert v["sweep16k.tlbwarm.sleep_200ms"] < v["sweep16k.sleep_200ms"]
     spr = {k: val for k, (val, _) in model_v2.model_values("spr-2s")["values"].items()}
     assert spr["mlp.misses_in_flight"] == pytest.approx(16, rel=1e-3)
 

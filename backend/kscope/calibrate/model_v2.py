@@ -39,6 +39,12 @@ def model_values(preset: str) -> dict[str, Any]:
         cstate = p.cstates[r["cstate"]].name.decode() if r["cstate"] >= 0 else "none"
         v[f"sweep16k.sleep_{ms}ms"] = (r["total_ns"], f"v2: the core idled {ms} ms (deepest state {cstate}), "
                                                      "no background: " + _parts(r))
+    for key, where in (("ref_llc", "own_llc"), ("ref_dram", "dram")):
+        r = _sweep_ns(p, lines=AREA_LINES, where=where, dirty=False, age_ns=10 * US, since_own_touch_ns=10 * US)
+        v[f"sweep16k.{key}"] = (r["total_ns"], f"v2: 256 lines from {where}, TLB warm: " + _parts(r))
+    r = _sweep_ns(p, lines=AREA_LINES, age_ns=200 * MS, idle_ns=200 * MS, since_own_touch_ns=200 * MS)
+    v["sweep16k.tlbwarm.sleep_200ms"] = (r["total_ns"] - r["parts"]["tlb"],
+                                         "v2: the 200 ms sleep row less its tlb part: " + _parts(r))
     r = _sweep_ns(p, lines=AREA_LINES, where="same_llc_core", age_ns=10 * US, since_own_touch_ns=20 * US)
     v["sweep16k.after_remote_write"] = (r["total_ns"], "v2: 256 lines Modified in another core of the LLC: " + _parts(r))
     r = _sweep_ns(p, lines=AREA_LINES, first_touch_pages=4)
