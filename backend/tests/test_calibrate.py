@@ -12,13 +12,17 @@ from kscope.calibrate import model, model_v2, report, runner
 MEASURED_IDS = {
     "sweep16k.hot", "sweep16k.sleep_1ms", "sweep16k.sleep_10ms", "sweep16k.sleep_100ms",
     "sweep16k.sleep_200ms", "sweep16k.sleep_1000ms", "sweep16k.after_remote_write", "sweep16k.first_touch",
+    "sweep16k.ref_llc", "sweep16k.ref_dram", "sweep16k.tlbwarm.sleep_200ms",
     "pingpong.one_way",
     "latency.l1", "latency.l2", "latency.llc", "latency.dram", "mlp.independent", "mlp.misses_in_flight",
     "prefetch.sequential", "prefetch.random", "prefetch.gain", "pagewalk.spread", "pagewalk.packed",
     "pagewalk.cost", "atomic.uncontended", "atomic.contended", "spinlock.handoff", "bandwidth.dram_read",
-}
+    "idlechase.hot", "idlechase.ref_l2evict", "idlechase.ref_dram", "idleclock.hot",
+} | {f"{kind}_{ms}ms" for ms in (1, 10, 100, 200)
+     for kind in ("idlechase.sleep", "idlechase.tlbwarm.sleep", "idlechase.walk.sleep", "idlebusy.wait", "idlebusy.rt_wait",
+                  "idlebusy.quiet_wait", "idleclock.sleep")}
 TWO_CPU_IDS = {"sweep16k.hot", "sweep16k.after_remote_write", "pingpong.one_way", "atomic.uncontended",
-               "atomic.contended", "spinlock.handoff"} | {i for i in MEASURED_IDS if i.startswith("sweep16k.")}
+               "atomic.contended", "spinlock.handoff"} | {i for i in MEASURED_IDS if i.startswith(("sweep16k.", "idlebusy."))}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +46,7 @@ def test_every_mechanism_is_measured_beside_the_model(doc: dict) -> None:
         r = rows[i]
         assert r["unit"] in ("ns", "x", "GB/s"), i
         assert r["trials"] >= 1 and r["min"] <= r["p10"] <= r["median"] <= r["p90"] <= r["max"], i
-        if i != "pagewalk.cost":  # a difference of two chases: noise may make one trial negative
+        if i != "pagewalk.cost" and not i.startswith("idlechase.walk."):  # differences: may be negative
             assert r["min"] > 0, (i, r)
         assert r["source"].startswith("MEASURED"), i
         assert r["model_how"], i
@@ -76,6 +80,14 @@ def test_orderings_that_hold_on_any_machine(doc: dict) -> None:
     if len(doc["cpus_used"]) >= 2:
         # 256 lines fetched from the other core's cache vs 256 L1 hits
         assert rows["sweep16k.after_remote_write"]["median"] > rows["sweep16k.hot"]["median"]
+    # the area's chase: L1 hits vs lines clflushed to DRAM (tens of times apart on any core)
+    assert rows["idlechase.ref_dram"]["median"] > 3 * rows["idlechase.hot"]["median"]
+    for ms in (1, 10, 100, 200):   # every wait row says what the CPU did meanwhile and the load
+        assert "loadavg" in rows[f"idlechase.sleep_{ms}ms"]["detail"]
+        assert "preempted" in rows[f"idlebusy.wait_{ms}ms"]["detail"]
+        assert "SCHED_FIFO" in rows[f"idlebusy.rt_wait_{ms}ms"]["detail"]
+        assert "the other CPU held" in rows[f"idlebusy.quiet_wait_{ms}ms"]["detail"] or \
+            "refused" in rows[f"idlebusy.quiet_wait_{ms}ms"]["detail"]
 
 
 def test_the_text_table_shows_measured_model_and_cited(doc: dict) -> None:
@@ -105,6 +117,14 @@ def test_the_v2_side_comes_from_the_cost_model_v2() -> None:
     assert v["prefetch.gain"] > 1
     assert v["sweep16k.first_touch"] == pytest.approx(v["sweep16k.hot"] + 4 * 2972)
     assert v["atomic.contended"] > v["pingpong.one_way"]              # two accessors queue
+    # the idle chase: v2 flushes the area to the LLC after C6's residency, so a chase after
+    # a sleep costs an LLC trip per line (TLB walks on top), and a busy wait leaves it in L1
+    assert v["idlechase.sleep_200ms"] == pytest.approx(v["idlechase.tlbwarm.sleep_200ms"], rel=0.1)
+    assert v["idlechase.sleep_200ms"] >= v["idlechase.tlbwarm.sleep_200ms"]
+    assert v["idlechase.ref_l2evict"] < v["idlechase.tlbwarm.sleep_200ms"] < v["idlechase.ref_dram"]
+    assert v["idlebusy.wait_200ms"] == v["idlechase.hot"] == v["latency.l1"]
+    assert v["sweep16k.ref_llc"] <= v["sweep16k.ref_dram"]
+    assert v["sweep16k.tlbwarm.sleep_200ms"] < v["sweep16k.sleep_200ms"]
     spr = {k: val for k, (val, _) in model_v2.model_values("spr-2s")["values"].items()}
     assert spr["mlp.misses_in_flight"] == pytest.approx(16, rel=1e-3)
 

@@ -39,6 +39,12 @@ def model_values(preset: str) -> dict[str, Any]:
         cstate = p.cstates[r["cstate"]].name.decode() if r["cstate"] >= 0 else "none"
         v[f"sweep16k.sleep_{ms}ms"] = (r["total_ns"], f"v2: the core idled {ms} ms (deepest state {cstate}), "
                                                      "no background: " + _parts(r))
+    for key, where in (("ref_llc", "own_llc"), ("ref_dram", "dram")):
+        r = _sweep_ns(p, lines=AREA_LINES, where=where, dirty=False, age_ns=10 * US, since_own_touch_ns=10 * US)
+        v[f"sweep16k.{key}"] = (r["total_ns"], f"v2: 256 lines from {where}, TLB warm: " + _parts(r))
+    r = _sweep_ns(p, lines=AREA_LINES, age_ns=200 * MS, idle_ns=200 * MS, since_own_touch_ns=200 * MS)
+    v["sweep16k.tlbwarm.sleep_200ms"] = (r["total_ns"] - r["parts"]["tlb"],
+                                         "v2: the 200 ms sleep row less its tlb part: " + _parts(r))
     r = _sweep_ns(p, lines=AREA_LINES, where="same_llc_core", age_ns=10 * US, since_own_touch_ns=20 * US)
     v["sweep16k.after_remote_write"] = (r["total_ns"], "v2: 256 lines Modified in another core of the LLC: " + _parts(r))
     r = _sweep_ns(p, lines=AREA_LINES, first_touch_pages=4)
@@ -75,7 +81,43 @@ def model_values(preset: str) -> dict[str, Any]:
                           "walk_ns_measured when set)")
     v["bandwidth.dram_read"] = (64.0 / per_seq if per_seq else None,
                                 "v2: 64 B per sequential line time (one core)")
+    _idle_rows(p, v, latency["cycles"]["l1"] * 1000.0 / mhz)
     return {"preset": preset, "values": v}
+
+
+IDLE_WAITS_MS = (1, 10, 100, 200)   # wasm-core/tools/calibrate/idle_common.c
+
+
+def _chase_ns(p: Any, **kw: Any) -> tuple[float, dict[str, Any]]:
+    """v2's ns per line of a dependent chase of the 256 lines: its serial figure (every trip
+    after the previous one, no overlap: what a chase is) / 256."""
+    r = _sweep_ns(p, lines=AREA_LINES, random=True, store=False, **kw)
+    return r["serial_ns"] / AREA_LINES, r
+
+
+def _idle_rows(p: Any, v: dict[str, tuple[float | None, str]], l1_ns: float) -> None:
+    """The idle_chase / idle_busy / idle_clock figures: where v2 says the area's lines are
+    (a chase's load waits for the previous one: v2's serial figure per line; an L1 hit's
+    latency is not a trip in v2, so the L1 rows take the latency table's L1)."""
+    v["idlechase.hot"] = (l1_ns, "v2: an own L1 line per load (the latency table's L1)")
+    llc, _ = _chase_ns(p, where="own_llc", dirty=False, age_ns=10 * US, since_own_touch_ns=10 * US)
+    v["idlechase.ref_l2evict"] = (llc, "v2: a line from this LLC per load (serial)")
+    dram, _ = _chase_ns(p, where="dram", dirty=False, age_ns=10 * US, since_own_touch_ns=10 * US)
+    v["idlechase.ref_dram"] = (dram, "v2: a line from local DRAM per load (serial; prefetch not counted)")
+    for ms in IDLE_WAITS_MS:
+        per, r = _chase_ns(p, age_ns=ms * MS, idle_ns=ms * MS, since_own_touch_ns=ms * MS)
+        cstate = p.cstates[r["cstate"]].name.decode() if r["cstate"] >= 0 else "none"
+        how = (f"v2: the core idled {ms} ms (deepest state {cstate}), no background: "
+               f"{r['lines_idle_flushed']} lines flushed to the LLC, {r['pages_walked']} page walks")
+        v[f"idlechase.sleep_{ms}ms"] = (per + r["parts"]["tlb"] / AREA_LINES, how + " (their ns spread per line)")
+        v[f"idlechase.tlbwarm.sleep_{ms}ms"] = (per, how + "; the walks not counted (the TLB was warmed)")
+        walks = r["pages_walked"]
+        v[f"idlechase.walk.sleep_{ms}ms"] = (r["parts"]["tlb"] / walks if walks else 0.0,
+                                            f"v2: its tlb part / {walks} page walks after the idle (cost_tlb.c)")
+        for kind in ("wait", "rt_wait", "quiet_wait"):
+            v[f"idlebusy.{kind}_{ms}ms"] = (l1_ns, f"v2: no idle, no background: the lines stay in L1 for {ms} ms")
+        v[f"idleclock.sleep_{ms}ms"] = (None, "v2 has one clock: no ramp after idle (the hot chain is the v2 value)")
+    v["idleclock.hot"] = (None, "no counterpart (a fixed chain of multiply-adds)")
 
 
 def _parts(r: dict[str, Any]) -> str:

@@ -9,8 +9,8 @@ from typing import Any
 from kscope.core.config import get_settings
 
 # The mechanisms that need two CPUs at once (the others run on CPU A alone).
-TWO_CPU = ("sweep_idle", "pingpong", "atomic", "spinlock")
-ONE_CPU = ("mlp", "prefetch", "pagewalk", "bandwidth")
+TWO_CPU = ("sweep_idle", "pingpong", "atomic", "spinlock", "idle_busy")
+ONE_CPU = ("mlp", "prefetch", "pagewalk", "bandwidth", "idle_chase", "idle_clock")
 FIGURE_KEYS = ("id", "unit", "median", "p10", "p90", "min", "max", "trials", "detail")
 
 

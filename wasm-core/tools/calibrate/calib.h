@@ -59,5 +59,8 @@ void bench_pagewalk(const calib_opts *o);     /* pagewalk.c */
 void bench_atomic(const calib_opts *o);       /* atomic.c */
 void bench_spinlock(const calib_opts *o);     /* spinlock.c */
 void bench_bandwidth(const calib_opts *o);    /* bandwidth.c */
+void bench_idle_chase(const calib_opts *o);   /* idle_chase.c */
+void bench_idle_busy(const calib_opts *o);    /* idle_busy.c */
+void bench_idle_clock(const calib_opts *o);   /* idle_clock.c */
 
 #endif

@@ -17,6 +17,7 @@ static const mechanism mechanisms[] = {
     { "sweep_idle", bench_sweep_idle }, { "pingpong", bench_pingpong }, { "mlp", bench_mlp },
     { "prefetch", bench_prefetch },     { "pagewalk", bench_pagewalk }, { "atomic", bench_atomic },
     { "spinlock", bench_spinlock },     { "bandwidth", bench_bandwidth },
+    { "idle_chase", bench_idle_chase }, { "idle_busy", bench_idle_busy }, { "idle_clock", bench_idle_clock },
 };
 #define N_MECH (sizeof mechanisms / sizeof mechanisms[0])
 

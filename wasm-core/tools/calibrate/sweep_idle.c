@@ -6,9 +6,16 @@
  *     and whatever else ran on it meanwhile do to the area);
  *   - after CPU B incremented the same area (every line comes from B's cache, Modified);
  *   - on a never-touched area (fresh anonymous memory: 4 first-touch page faults, as a
- *     per-cpu pool's range for a never-used cid).
+ *     per-cpu pool's range for a never-used cid);
+ * and the parts of the after-sleep burst, measured (idle_chase.c says where the lines are):
+ *   - sweep16k.ref_llc: right after a 4 x L2 sweep pushed the area out of the L2 (huge pages:
+ *     the area's TLB entries survive): the burst with its lines in the LLC;
+ *   - sweep16k.ref_dram: right after clflush of the area (TLB warm): its lines from DRAM;
+ *   - sweep16k.tlbwarm.sleep_200ms: after nanosleep(200 ms), one byte of each page loaded
+ *     first (untimed): the burst without its page walks.
  */
 #include "calib.h"
+#include "mem_common.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -113,6 +120,47 @@ static void first_touch(int trials)
                "16 KiB burst on never-touched anonymous memory (4 page faults, zeroed pages)");
 }
 
+static void references(uint8_t *area, int trials)
+{
+    double llc[CALIB_MAX_TRIALS], dram[CALIB_MAX_TRIALS];
+    size_t ev_bytes = 4 * mem_cache_bytes(2, 2u << 20);
+    uint8_t *ev = calib_alloc(ev_bytes, 1);
+    for (int t = 0; t < trials; t++) {
+        burst(area);
+        for (size_t i = 0; i < ev_bytes; i += 64)
+            ev[i]++;
+        for (int page = 0; page < AREA; page += 4096)
+            calib_sink += *(volatile uint8_t *)(area + page + 4095);
+        llc[t] = (double)timed_burst(area);
+        burst(area);
+        for (int i = 0; i < AREA; i += 64)
+            __builtin_ia32_clflush(area + i);
+        __builtin_ia32_mfence();
+        dram[t] = (double)timed_burst(area);
+    }
+    calib_free(ev, ev_bytes);
+    calib_emit("sweep16k.ref_llc", "ns", llc, trials, "16 KiB burst right after a 4 x L2 sweep pushed the area out of the "
+               "L2 (TLB warm): its lines from the LLC");
+    calib_emit("sweep16k.ref_dram", "ns", dram, trials, "16 KiB burst right after clflush of the area (TLB warm): its "
+               "lines from DRAM");
+}
+
+static void after_sleep_tlbwarm(uint8_t *area, int ms, int trials)
+{
+    double s[CALIB_MAX_TRIALS];
+    char id[48], detail[128];
+    for (int t = 0; t < trials; t++) {
+        burst(area);
+        calib_sleep_ns((uint64_t)ms * 1000000u);
+        for (int page = 0; page < AREA; page += 4096)
+            calib_sink += *(volatile uint8_t *)(area + page + 4095);
+        s[t] = (double)timed_burst(area);
+    }
+    snprintf(id, sizeof id, "sweep16k.tlbwarm.sleep_%dms", ms);
+    snprintf(detail, sizeof detail, "16 KiB burst after nanosleep(%d ms), one byte of each page loaded first (TLB warm)", ms);
+    calib_emit(id, "ns", s, trials, detail);
+}
+
 void bench_sweep_idle(const calib_opts *o)
 {
     calib_pin(o->cpu_a);
@@ -125,6 +173,8 @@ void bench_sweep_idle(const calib_opts *o)
         int trials = o->quick ? (sleeps[i] >= 1000 ? 1 : 2) : (sleeps[i] >= 1000 ? 7 : 15);
         after_sleep(area, sleeps[i], trials);
     }
+    references(area, o->quick ? 15 : 101);
+    after_sleep_tlbwarm(area, 200, o->quick ? 2 : 15);
     calib_sink += area[0];
     calib_free(area, AREA);
 }
