@@ -58,7 +58,7 @@ test('reads only the section table: folders with <name>, registries without', ()
 });
 
 test('a tree that follows the recipe has no problem', () => {
-  assert.deepEqual(check(CLEAN), { models: ['toy'], problems: [] });
+  assert.deepEqual(check(CLEAN), { models: ['toy'], problems: [], pending: [] });
 });
 
 test('a missing folder or write-up is named with its layer', () => {
@@ -88,4 +88,31 @@ test('the repository itself follows its recipe', () => {
   const { models, problems } = checkAddingAlgorithm(root);
   assert.ok(models.includes('mm_cid'));
   assert.deepEqual(problems, []);
+});
+
+const BUILDING = (rows) => `\n## Models being built\n\n| model | layers not built yet | issue |\n|---|---|---|\n${rows}\n`;
+
+test('a model listed as being built: its listed layers are pending, the others still checked', () => {
+  const files = { ...CLEAN, 'ARCHITECTURE.md': ARCH + BUILDING('| `part` | frontend model, write-up | #1 |'),
+    'wasm-core/src/algo/part/part.c': '', 'backend/kscope/models/part/__init__.py': '',
+    'wasm-core/src/sched/sched_ops.c': 'toy part\n', 'backend/kscope/models/registry.py': 'toy part\n' };
+  const { models, problems, pending } = check(files);
+  assert.deepEqual(models, ['part', 'toy']);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(pending, [
+    'part: frontend/src/models/part/index.ts ("frontend model", listed in "## Models being built")',
+    'part: docs/models/part.md ("write-up", listed in "## Models being built")',
+  ]);
+  // a layer not on the list is still a problem
+  const r2 = check({ ...files, 'backend/kscope/models/registry.py': 'toy\n' });
+  assert.deepEqual(r2.problems, ['part: not named in backend/kscope/models/registry.py ("backend" registry)']);
+});
+
+test('the being-built list must stay true: a built layer, an unknown layer or model is a problem', () => {
+  const built = check({ ...CLEAN, 'ARCHITECTURE.md': ARCH + BUILDING('| `toy` | write-up | #1 |') });
+  assert.deepEqual(built.problems, ['toy: "write-up" is built; take it off "## Models being built"']);
+  const unknown = check({ ...CLEAN, 'ARCHITECTURE.md': ARCH + BUILDING('| `toy` | lessons | #1 |') });
+  assert.deepEqual(unknown.problems, ['toy: "lessons" in "## Models being built" is not a layer of "## Adding an algorithm"']);
+  const ghost = check({ ...CLEAN, 'ARCHITECTURE.md': ARCH + BUILDING('| `ghost` | write-up | #1 |') });
+  assert.deepEqual(ghost.problems, ['ghost: listed in "## Models being built" but no layer has it']);
 });
