@@ -24,6 +24,10 @@ import { fetchConform } from '../core/traces/traces_api'
 import { Timeline } from '../views/timeline'
 import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAttach'
 import { TraceExport } from '../views/timeline/TraceExport'
+import { WakeupPanel } from '../views/timeline/WakeupPanel'
+import { LatencyPanel } from '../views/timeline/LatencyPanel'
+import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
+import { sliceIndexAt } from '../core/traces/trace_store'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
@@ -303,10 +307,32 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const duration = store.t1 - store.t0
   // The view in the URL (stored traces only: a local file cannot be reopened from a link).
   const lastWindow = useRef<{ start: number; end: number } | null>(null)
+  // The visible window as state for the panels that summarise it (settled: not every zoom frame).
+  const [shownWindow, setShownWindow] = useState<{ start: number; end: number } | null>(null)
+  const shownTimer = useRef(0)
   const onViewport = useCallback((start: number, end: number, width: number) => {
     lastWindow.current = { start, end }
     actions.viewport(start, end, width)
+    window.clearTimeout(shownTimer.current)
+    shownTimer.current = window.setTimeout(() => setShownWindow({ start, end }), 150)
   }, [actions])
+  useEffect(() => () => window.clearTimeout(shownTimer.current), [])
+  const latencyScopes = useMemo(() => [
+    { id: 'visible', label: 'the visible window', window: shownWindow ?? { start: store.t0, end: store.t1 + 1 } },
+    { id: 'whole', label: store.loaded ? 'the loaded events' : 'the whole trace', window: { start: store.t0, end: store.t1 + 1 } },
+  ], [shownWindow, store])
+  // The selected slice's wakeup, wait and the tasks it woke, as arrows (core/traces/trace_latency.ts).
+  const flows = useMemo(() => (view.selection?.kind === 'slice'
+    ? flowsForSlice(store, view.selection.cpu, view.selection.index, formatDuration) : []), [store, view.selection])
+  const showSpan = useCallback((start: number, end: number, cursor: number) => {
+    actions.restore({ cursor, filter: view.filter, expanded: view.expanded, want: { start, end } })
+  }, [actions, view.filter, view.expanded])
+  const pickWait = useCallback((w: WaitRecord) => {
+    const index = sliceIndexAt(store, w.cpu, w.runAt)
+    if (index >= 0) actions.select({ kind: 'slice', cpu: w.cpu, index })
+    const pad = Math.max(2000, (w.runAt - w.runnableAt) * 0.3)
+    showSpan(w.runnableAt - pad, w.runAt + pad, w.runAt)
+  }, [store, actions, showSpan])
   const serverId = store.origin.kind === 'server' ? store.origin.id : null
   // Written at most every URL_WRITE_MS (a throttle, not a debounce: while playing, the view changes
   // ten times a second and the URL still follows).
@@ -500,7 +526,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
-              onStepEvent={onStepEvent} onTogglePlay={togglePlay} />
+              onStepEvent={onStepEvent} onTogglePlay={togglePlay} flows={flows} />
           )}
         </div>
         <aside className="side trace-side">
@@ -513,6 +539,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
               </div>
             )}
           </SelectionPanel>
+          <WakeupPanel store={store} selection={view.selection} onSelect={actions.select} onShow={showSpan} />
+          <LatencyPanel store={store} scopes={latencyScopes} onPick={pickWait} />
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
           <TraceLegend provenance={store.meta.provenance} />

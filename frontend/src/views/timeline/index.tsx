@@ -22,6 +22,8 @@ import {
 } from '../../core/traces/trace_store'
 import { resampleOverview, wantsExactEvents } from '../../core/traces/trace_window'
 import type { ConformMarks } from '../../core/traces/trace_conform'
+import type { Flow } from '../../core/traces/trace_latency'
+import { drawFlows } from './flows_draw'
 import { nextEventRow, prevEventRow } from '../../core/traces/trace_step'
 import { OKABE_ITO, THEME } from '../palette'
 import {
@@ -54,6 +56,8 @@ export interface TimelineProps {
   onStepEvent?(dir: 1 | -1): void
   /** Space: play / pause the cursor. */
   onTogglePlay?(): void
+  /** Arrows to draw over the lanes: the selected slice's wakeup, its wait, whom it woke (trace_latency.ts). */
+  flows?: readonly Flow[]
 }
 
 /** Where the lanes' busy fractions come from: the store's own events, or the server's summaries. */
@@ -171,6 +175,10 @@ export function Timeline(props: TimelineProps) {
     const t = performance.now()
     draw(ctx, store, layout, win, plotW, level, view, filter, source)
     if (props.marks) drawMarks(ctx, props.marks, props.selectedMark ?? -1, layout, win, plotW)
+    if (props.flows?.length) {
+      const lanes = new Map(layout.lanes.map((l) => [l.cpu, l]))
+      drawFlows(ctx, props.flows, win, plotW, (cpu) => lanes.get(cpu) ?? null)
+    }
     // The UI bench (scripts/bench-ui.mjs) sets this array to collect each draw's time, ms.
     const bench = window as unknown as { __kscopeDrawMs?: number[]; __kscopeDrawEnd?: number }
     if (bench.__kscopeDrawMs) {
@@ -260,7 +268,7 @@ export function Timeline(props: TimelineProps) {
   }
 
   return (
-    <div className="timeline" data-testid="timeline" data-level={level} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
+    <div className="timeline" data-testid="timeline" data-level={level} data-flows={props.flows?.length ?? 0} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
       data-loading={wanted === 'slices' && level === 'buckets' ? 'events' : undefined}>
       <div className="timeline-gutter" style={{ width: GUTTER, height: canvasH }} aria-hidden="false">
         {layout.groups.map((g) => g.headerHeight > 0 && (
