@@ -25,6 +25,7 @@ import { Timeline } from '../views/timeline'
 import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAttach'
 import { TraceExport } from '../views/timeline/TraceExport'
 import { WakeupPanel } from '../views/timeline/WakeupPanel'
+import { TaskTimeline } from '../views/timeline/TaskTimeline'
 import { LatencyPanel } from '../views/timeline/LatencyPanel'
 import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
 import { sliceIndexAt } from '../core/traces/trace_store'
@@ -321,6 +322,11 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     { id: 'visible', label: 'the visible window', window: shownWindow ?? { start: store.t0, end: store.t1 + 1 } },
     { id: 'whole', label: store.loaded ? 'the loaded events' : 'the whole trace', window: { start: store.t0, end: store.t1 + 1 } },
   ], [shownWindow, store])
+  // Lanes per CPU, per task (thread states, grouped by process), or both one above the other.
+  const [lanes, setLanes] = useState<'cpu' | 'task' | 'both'>('cpu')
+  const [taskQuery, setTaskQuery] = useState('')
+  const [pinned, setPinned] = useState<number[]>([])
+  const togglePin = useCallback((pid: number) => setPinned((p) => (p.includes(pid) ? p.filter((x) => x !== pid) : [...p, pid])), [])
   // The selected slice's wakeup, wait and the tasks it woke, as arrows (core/traces/trace_latency.ts).
   const flows = useMemo(() => (view.selection?.kind === 'slice'
     ? flowsForSlice(store, view.selection.cpu, view.selection.index, formatDuration) : []), [store, view.selection])
@@ -517,16 +523,32 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
             {PLAY_SPEEDS.map((p) => <option key={p.ns} value={p.ns}>{p.label}</option>)}
           </select>
         </label>
+        <label className="hint">
+          lanes{' '}
+          <select value={lanes} onChange={(e) => setLanes(e.target.value as typeof lanes)} data-testid="lanes-mode">
+            <option value="cpu">per CPU</option>
+            <option value="task">per task (thread states)</option>
+            <option value="both">per CPU and per task</option>
+          </select>
+        </label>
         {stepNote && <span className="hint" role="status">{stepNote}</span>}
       </div>
       <main className="trace-main">
         <div className="trace-timeline" ref={boxRef}>
-          {size && (
-            <Timeline store={store} view={view} filter={filter} width={size.width} height={Math.max(200, size.height)}
+          {size && lanes !== 'task' && (
+            <Timeline store={store} view={view} filter={filter} width={size.width}
+              height={lanes === 'both' ? Math.max(200, Math.round(size.height * 0.45)) : Math.max(200, size.height)}
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
               onStepEvent={onStepEvent} onTogglePlay={togglePlay} flows={flows} />
+          )}
+          {size && lanes !== 'cpu' && (
+            <TaskTimeline store={store} zoom={view.zoom} cursor={view.cursor} selection={view.selection} width={size.width}
+              height={lanes === 'both' ? Math.max(240, size.height - Math.max(200, Math.round(size.height * 0.45)) - 8) : Math.max(240, size.height)}
+              query={taskQuery} pinned={pinned} onQuery={setTaskQuery} onTogglePin={togglePin}
+              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select}
+              onViewport={lanes === 'task' ? onViewport : undefined} />
           )}
         </div>
         <aside className="side trace-side">

@@ -12,9 +12,7 @@
  * event that passes the filter, ↑ ↓ select the slice under the cursor on the
  * previous/next CPU lane, Enter zooms to the selected slice, Esc clears it.
  */
-import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
-import { flushSync } from 'react-dom'
 import type { Selection, TraceViewState, ZoomState } from '../../core/traces/trace_session'
 import {
   TYPE_MIGRATE, countIn, dominantProcess, eventMatches, eventsIn, occupancy, sliceIndexAt, slicesIn, type EventFilter, type Occupancy,
@@ -24,10 +22,12 @@ import { resampleOverview, wantsExactEvents } from '../../core/traces/trace_wind
 import type { ConformMarks } from '../../core/traces/trace_conform'
 import type { Flow } from '../../core/traces/trace_latency'
 import { drawFlows } from './flows_draw'
+import { useTimeZoom } from './use_time_zoom'
+import { hatch } from './hatch'
 import { nextEventRow, prevEventRow } from '../../core/traces/trace_step'
 import { OKABE_ITO, THEME } from '../palette'
 import {
-  detailLevel, fitLabel, heatColor, laneLayout, maxZoom, panBy, processStyle, timeTicks, timeToX, transformFor,
+  GUTTER_PX, detailLevel, fitLabel, sliceLabel, heatColor, laneLayout, maxZoom, panBy, processStyle, timeTicks, timeToX, transformFor,
   visibleWindow, xToTime, zoomAbout, type LaneLayout, type TimeWindow,
 } from './layout'
 
@@ -85,7 +85,7 @@ export function eventsCover(store: TraceStore, start: number, end: number): bool
   return Math.min(start, store.lastTs) >= l.t0 && Math.min(end, store.lastTs) <= l.t1
 }
 
-const GUTTER = 150
+const GUTTER = GUTTER_PX
 const AXIS = 30
 const FONT = '14px system-ui, sans-serif'
 const SMALL_FONT = '13px system-ui, sans-serif'
@@ -109,7 +109,6 @@ export function Timeline(props: TimelineProps) {
     onViewport?.(win.start, win.end, plotW)
   }, [onViewport, win.start, win.end, plotW])
   const canvasRef = useRef<HTMLCanvasElement>(null)
-  const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null)
   const kMax = maxZoom(store.t0, store.t1, plotW)
   const [hover, setHover] = useState<string>('')
 
@@ -126,39 +125,9 @@ export function Timeline(props: TimelineProps) {
     if (view.zoom.k !== 1 || view.zoom.x !== 0) onZoomRef.current(transformFor(store.t0, store.t1, plotW, before.start, before.end))
   }, [plotW, store, view.zoom])
 
-  // d3-zoom owns wheel/drag gestures; its transform is mirrored into the store's view state.
-  const onZoom = props.onZoom
-  useEffect(() => {
-    const canvas = canvasRef.current
-    if (!canvas) return
-    const behaviour = d3zoom<HTMLCanvasElement, unknown>()
-      .scaleExtent([1, kMax])
-      .translateExtent([[0, 0], [plotW, canvasH]])
-      .extent([[0, 0], [plotW, canvasH]])
-      .filter((e: Event) => (e.type === 'wheel' || e.type === 'mousedown' || e.type === 'touchstart') && !(e as MouseEvent).button)
-      .on('zoom', (e: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
-        // A gesture is rendered (and drawn) within its own event, so the frame it belongs to
-        // shows it; a programmatic transform (keyboard, reset: inside an effect) is not.
-        const z = { k: e.transform.k, x: e.transform.x }
-        if (e.sourceEvent) flushSync(() => onZoom(z))
-        else onZoom(z)
-      })
-    zoomRef.current = behaviour
-    select(canvas).call(behaviour).on('dblclick.zoom', null)
-    return () => {
-      select(canvas).on('.zoom', null)
-    }
-  }, [plotW, canvasH, kMax, onZoom])
-
-  // Keep d3's own transform in step when the zoom changes by keyboard or reset.
-  useEffect(() => {
-    const canvas = canvasRef.current
-    const behaviour = zoomRef.current
-    if (!canvas || !behaviour) return
-    const current = (canvas as unknown as { __zoom?: { k: number; x: number } }).__zoom
-    if (current && Math.abs(current.k - view.zoom.k) < 1e-9 && Math.abs(current.x - view.zoom.x) < 1e-6) return
-    select(canvas).call(behaviour.transform, zoomIdentity.translate(view.zoom.x, 0).scale(view.zoom.k))
-  }, [view.zoom])
+  // d3-zoom owns wheel/drag gestures (Shift+drag is left to an area selection); its transform is
+  // mirrored into the store's view state.
+  useTimeZoom(canvasRef, plotW, canvasH, kMax, view.zoom, props.onZoom)
 
   useEffect(() => {
     const canvas = canvasRef.current
@@ -382,24 +351,6 @@ function markAt(m: ConformMarks, layout: LaneLayout, w: TimeWindow, width: numbe
 /** "No process known" per bucket (server summaries carry busy fractions only). */
 function NOBODY(buckets: number): Int32Array {
   return new Int32Array(buckets).fill(-1)
-}
-
-let hatchPattern: CanvasPattern | null = null
-function hatch(ctx: CanvasRenderingContext2D): CanvasPattern | null {
-  if (hatchPattern) return hatchPattern
-  const c = document.createElement('canvas')
-  c.width = c.height = 8
-  const g = c.getContext('2d')
-  if (!g) return null
-  g.strokeStyle = 'rgba(255,255,255,0.75)'
-  g.lineWidth = 2
-  g.beginPath()
-  g.moveTo(0, 8); g.lineTo(8, 0)
-  g.moveTo(-2, 2); g.lineTo(2, -2)
-  g.moveTo(6, 10); g.lineTo(10, 6)
-  g.stroke()
-  hatchPattern = ctx.createPattern(c, 'repeat')
-  return hatchPattern
 }
 
 function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, w: TimeWindow, width: number,
@@ -657,14 +608,6 @@ function drawMigrations(ctx: CanvasRenderingContext2D, s: TraceStore, layout: La
     ctx.arc(x, y0, 3, 0, Math.PI * 2)
     ctx.fill()
   }
-}
-
-/** "pid comm" when it fits, else the pid alone (threads of one process differ by it), else a cut name. */
-function sliceLabel(pid: number, comm: string, px: number): string {
-  const full = `${pid} ${comm}`
-  const fitted = fitLabel(full, px)
-  if (fitted === full) return full
-  return fitLabel(String(pid), px) === String(pid) ? String(pid) : ''
 }
 
 function sliceMatches(pid: number, comm: string, f: EventFilter): boolean {
