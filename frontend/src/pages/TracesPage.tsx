@@ -26,6 +26,8 @@ import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAt
 import { TraceExport } from '../views/timeline/TraceExport'
 import { WakeupPanel } from '../views/timeline/WakeupPanel'
 import { TaskTimeline } from '../views/timeline/TaskTimeline'
+import { AreaPanel } from '../views/timeline/AreaPanel'
+import type { Area } from '../core/traces/trace_area'
 import { LatencyPanel } from '../views/timeline/LatencyPanel'
 import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
 import { sliceIndexAt } from '../core/traces/trace_store'
@@ -318,10 +320,6 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     shownTimer.current = window.setTimeout(() => setShownWindow({ start, end }), 150)
   }, [actions])
   useEffect(() => () => window.clearTimeout(shownTimer.current), [])
-  const latencyScopes = useMemo(() => [
-    { id: 'visible', label: 'the visible window', window: shownWindow ?? { start: store.t0, end: store.t1 + 1 } },
-    { id: 'whole', label: store.loaded ? 'the loaded events' : 'the whole trace', window: { start: store.t0, end: store.t1 + 1 } },
-  ], [shownWindow, store])
   // Lanes per CPU, per task (thread states, grouped by process), or both one above the other.
   const [lanes, setLanes] = useState<'cpu' | 'task' | 'both'>('cpu')
   const [taskQuery, setTaskQuery] = useState('')
@@ -340,6 +338,26 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     showSpan(w.runnableAt - pad, w.runAt + pad, w.runAt)
   }, [store, actions, showSpan])
   const serverId = store.origin.kind === 'server' ? store.origin.id : null
+  // The selected area and markers A, B (both in the URL; a link to this trace restores them).
+  const fromUrl = useMemo(() => {
+    const u = parseTraceUrl(window.location.search)
+    return serverId && u.trace === serverId ? u : null
+  }, [serverId])
+  // Whole ns, as the URL writes them (a link restores exactly what was shown).
+  const [area, setAreaRaw] = useState<Area | null>(fromUrl?.area ?? null)
+  const setArea = useCallback((a: Area | null) => setAreaRaw(a && { ...a, start: Math.floor(a.start), end: Math.ceil(a.end) }), [])
+  const [markers, setMarkersRaw] = useState<[number | null, number | null] | null>(fromUrl?.markers ?? null)
+  const setMarkers = useCallback((m: [number | null, number | null] | null) => {
+    setMarkersRaw(m && [m[0] === null ? null : Math.round(m[0]), m[1] === null ? null : Math.round(m[1])])
+  }, [])
+  const setMarker = useCallback((which: 0 | 1, t: number) => {
+    setMarkersRaw((m) => (which === 0 ? [Math.round(t), m?.[1] ?? null] : [m?.[0] ?? null, Math.round(t)]))
+  }, [])
+  const latencyScopes = useMemo(() => [
+    { id: 'visible', label: 'the visible window', window: shownWindow ?? { start: store.t0, end: store.t1 + 1 } },
+    { id: 'whole', label: store.loaded ? 'the loaded events' : 'the whole trace', window: { start: store.t0, end: store.t1 + 1 } },
+    ...(area ? [{ id: 'area', label: 'the selected area', window: { start: area.start, end: area.end }, cpus: new Set(area.cpus) }] : []),
+  ], [shownWindow, store, area])
   // Written at most every URL_WRITE_MS (a throttle, not a debounce: while playing, the view changes
   // ten times a second and the URL still follows).
   const lastUrlWrite = useRef(0)
@@ -348,12 +366,12 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     const write = () => {
       lastUrlWrite.current = performance.now()
       const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
-        filter: view.filter, expanded: view.expanded, ...sharesOf(serverId, null) })
+        filter: view.filter, expanded: view.expanded, area, markers, ...sharesOf(serverId, null) })
       if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
     }
     const t = window.setTimeout(write, Math.max(0, URL_WRITE_MS - (performance.now() - lastUrlWrite.current)))
     return () => window.clearTimeout(t)
-  }, [serverId, view])
+  }, [serverId, view, area, markers])
   // Play: the cursor moves forward at `speed` ns of trace per second of wall time, ten
   // times a second; the view follows it (a window's width, the cursor a tenth in).
   const [playing, setPlaying] = useState(false)
@@ -541,7 +559,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
-              onStepEvent={onStepEvent} onTogglePlay={togglePlay} flows={flows} />
+              onStepEvent={onStepEvent} onTogglePlay={togglePlay} flows={flows}
+              area={area} markers={markers} onArea={setArea} onMarker={setMarker} />
           )}
           {size && lanes !== 'cpu' && (
             <TaskTimeline store={store} zoom={view.zoom} cursor={view.cursor} selection={view.selection} width={size.width}
@@ -562,6 +581,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
             )}
           </SelectionPanel>
           <WakeupPanel store={store} selection={view.selection} onSelect={actions.select} onShow={showSpan} />
+          <AreaPanel store={store} area={area} markers={markers} cursor={view.cursor} onArea={setArea} onMarkers={setMarkers}
+            onShow={(a, b) => showSpan(a - (b - a) * 0.05, b + (b - a) * 0.05, view.cursor ?? a)} />
           <LatencyPanel store={store} scopes={latencyScopes} onPick={pickWait} />
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
@@ -593,7 +614,7 @@ function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilte
           {EVENT_TYPES.map((t, i) => <option key={t} value={i}>{t === 'generic' ? 'other (generic)' : t}</option>)}
         </select>
       </label>
-      <span className="hint">Keys on the timeline: ← → pan · + − zoom · Home all · Shift+← → events · ↑ ↓ slice on a CPU · Enter zoom to it · Space play · [ ] model disagreements</span>
+      <span className="hint">Keys on the timeline: ← → pan · + − zoom · Home all · Shift+← → events · ↑ ↓ slice on a CPU · Enter zoom to it · Space play · [ ] model disagreements · m / Shift+M markers A / B · a area A–B · Shift+drag an area</span>
     </form>
   )
 }

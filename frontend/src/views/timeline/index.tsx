@@ -22,6 +22,8 @@ import { resampleOverview, wantsExactEvents } from '../../core/traces/trace_wind
 import type { ConformMarks } from '../../core/traces/trace_conform'
 import type { Flow } from '../../core/traces/trace_latency'
 import { drawFlows } from './flows_draw'
+import { drawArea, drawMarkers, type Markers } from './area_draw'
+import { areaFromDrag, type Area } from '../../core/traces/trace_area'
 import { useTimeZoom } from './use_time_zoom'
 import { hatch } from './hatch'
 import { nextEventRow, prevEventRow } from '../../core/traces/trace_step'
@@ -58,6 +60,12 @@ export interface TimelineProps {
   onTogglePlay?(): void
   /** Arrows to draw over the lanes: the selected slice's wakeup, its wait, whom it woke (trace_latency.ts). */
   flows?: readonly Flow[]
+  /** A selected area (Shift+drag across lanes), and two markers A and B with their delta. */
+  area?: Area | null
+  markers?: Markers
+  onArea?(a: Area | null): void
+  /** m / Shift+M: put marker A / B at the cursor. */
+  onMarker?(which: 0 | 1, t: number): void
 }
 
 /** Where the lanes' busy fractions come from: the store's own events, or the server's summaries. */
@@ -144,6 +152,15 @@ export function Timeline(props: TimelineProps) {
     const t = performance.now()
     draw(ctx, store, layout, win, plotW, level, view, filter, source)
     if (props.marks) drawMarks(ctx, props.marks, props.selectedMark ?? -1, layout, win, plotW)
+    if (props.area) drawArea(ctx, props.area, layout, win, plotW, store.t0)
+    if (props.markers) drawMarkers(ctx, props.markers, layout.height, win, plotW, layout.lanes[0]?.y ?? 0)
+    if (drag) {
+      ctx.strokeStyle = THEME.ink
+      ctx.lineWidth = 1.5
+      ctx.setLineDash([4, 3])
+      ctx.strokeRect(Math.min(drag.x0, drag.x1), Math.min(drag.y0, drag.y1), Math.abs(drag.x1 - drag.x0), Math.abs(drag.y1 - drag.y0))
+      ctx.setLineDash([])
+    }
     if (props.flows?.length) {
       const lanes = new Map(layout.lanes.map((l) => [l.cpu, l]))
       drawFlows(ctx, props.flows, win, plotW, (cpu) => lanes.get(cpu) ?? null)
@@ -169,7 +186,36 @@ export function Timeline(props: TimelineProps) {
     return { t, lane: lane ?? null, index: lane ? sliceIndexAt(store, lane.cpu, t) : -1 }
   }
 
+  // Shift+drag selects an area (time × the lanes it spans); d3-zoom leaves Shift gestures alone.
+  const [drag, setDrag] = useState<{ x0: number; y0: number; x1: number; y1: number } | null>(null)
+  const dragged = useRef(false)
+  const laneIndexAt = (py: number) => {
+    let best = 0
+    layout.lanes.forEach((l, i) => { if (py >= l.y) best = i })
+    return best
+  }
+  const onMouseDown = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (!e.shiftKey || !props.onArea || e.button) return
+    const r = e.currentTarget.getBoundingClientRect()
+    const x = e.clientX - r.left, y = e.clientY - r.top
+    setDrag({ x0: x, y0: y, x1: x, y1: y })
+  }
+  const onMouseUp = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (!drag) return
+    const r = e.currentTarget.getBoundingClientRect()
+    const x1 = e.clientX - r.left, y1 = e.clientY - r.top
+    setDrag(null)
+    if (Math.abs(x1 - drag.x0) < 3) return
+    dragged.current = true
+    const a = areaFromDrag(xToTime(drag.x0, win, plotW), xToTime(x1, win, plotW), layout.lanes.map((l) => l.cpu),
+      laneIndexAt(drag.y0), laneIndexAt(y1))
+    if (a) props.onArea?.(a)
+  }
   const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (dragged.current) {
+      dragged.current = false
+      return
+    }
     const r = e.currentTarget.getBoundingClientRect()
     const h = hitTest(e.clientX - r.left, e.clientY - r.top)
     const mark = props.marks ? markAt(props.marks, layout, win, plotW, e.clientX - r.left, e.clientY - r.top) : -1
@@ -187,6 +233,7 @@ export function Timeline(props: TimelineProps) {
 
   const onMove = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const r = e.currentTarget.getBoundingClientRect()
+    if (drag) setDrag({ ...drag, x1: e.clientX - r.left, y1: e.clientY - r.top })
     const h = hitTest(e.clientX - r.left, e.clientY - r.top)
     setHover(h.lane ? `CPU ${h.lane.cpu}` : '')
   }
@@ -219,6 +266,15 @@ export function Timeline(props: TimelineProps) {
       if (index >= 0) props.onSelect({ kind: 'slice', cpu, index })
     } else if ((e.key === ']' || e.key === '[') && props.onStepMark) props.onStepMark(e.key === ']' ? 1 : -1)
     else if (e.key === ' ' && props.onTogglePlay) props.onTogglePlay()
+    else if ((e.key === 'm' || e.key === 'M') && props.onMarker) {
+      const t = view.cursor ?? (win.start + win.end) / 2
+      props.onMarker(e.key === 'm' ? 0 : 1, t)
+    } else if (e.key === 'a' && props.onArea) {
+      // The area between the markers (both set), else the visible window, over every lane shown.
+      const [a, b] = props.markers ?? [null, null]
+      const span = a !== null && b !== null && a !== b ? [Math.min(a, b), Math.max(a, b)] : [win.start, win.end]
+      props.onArea({ start: span[0], end: span[1], cpus: layout.lanes.map((l) => l.cpu).sort((x, y) => x - y) })
+    }
     else if (e.key === 'Escape') props.onSelect(null)
     else if (e.shiftKey && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
       const dir = e.key === 'ArrowRight' ? 1 : -1
@@ -237,7 +293,8 @@ export function Timeline(props: TimelineProps) {
   }
 
   return (
-    <div className="timeline" data-testid="timeline" data-level={level} data-flows={props.flows?.length ?? 0} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
+    <div className="timeline" data-testid="timeline" data-level={level} data-flows={props.flows?.length ?? 0}
+      data-area={props.area ? `${Math.round(props.area.start)}-${Math.round(props.area.end)}:${props.area.cpus.join(',')}` : undefined} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
       data-loading={wanted === 'slices' && level === 'buckets' ? 'events' : undefined}>
       <div className="timeline-gutter" style={{ width: GUTTER, height: canvasH }} aria-hidden="false">
         {layout.groups.map((g) => g.headerHeight > 0 && (
@@ -267,8 +324,11 @@ export function Timeline(props: TimelineProps) {
         role="img"
         aria-label={`Timeline of ${store.cpus.length} CPUs, ${level === 'slices' ? 'run slices' : 'busy fraction per pixel'}; ` +
           'left and right arrows pan, plus and minus zoom, Home shows all, Shift+arrows step through events, ' +
-          'up and down select the slice under the cursor on a CPU lane, Enter zooms to it'}
+          'up and down select the slice under the cursor on a CPU lane, Enter zooms to it; ' +
+          'm and Shift+M put markers A and B at the cursor, a selects the area between them (Shift+drag selects one)'}
         onClick={onClick}
+        onMouseDown={onMouseDown}
+        onMouseUp={onMouseUp}
         onMouseMove={onMove}
         onKeyDown={onKeyDown}
         data-testid="timeline-canvas"
