@@ -650,6 +650,8 @@ function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
         <li><span className="swatch tick" /> tick on a lane’s top edge: an event (wakeup, migration, …)</li>
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
+        <li><span className="swatch migrate" aria-hidden="true">●⟶</span> a selected slice: solid arrow from its waker’s sched_waking to its switch-in, labelled; dashed bracket on its lane: its wait (runnable → running); dotted arrows: tasks it woke</li>
+        <li><span className="swatch" style={{ background: 'rgba(0,114,178,0.14)', border: '2px solid #1a1a1a' }} /> outlined wash marked “area”: the selected area (Shift+drag); solid lines flagged A and B: the markers, Δ between them</li>
         <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the {CONFORM_MODEL?.id ?? ''} model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
       <p className="legend-note">Times are from the trace’s first event. {provenance.kind === 'modelled'

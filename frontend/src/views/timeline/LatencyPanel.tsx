@@ -90,6 +90,11 @@ export function LatencyPanel({ store, scopes, onPick }: LatencyPanelProps) {
         </select>
       </div>
       {!groups.length && <p className="hint">No switch-in with a known wait in {windowLabel}.</p>}
+      {store.loaded && (
+        <p className="hint" data-testid="latency-loaded">A stored trace: from its loaded events only ({store.loaded.t1 > store.loaded.t0
+          ? `${formatDuration(store.loaded.t0 - store.t0)}–${formatDuration(Math.min(store.loaded.t1, store.lastTs) - store.t0)}`
+          : 'none while zoomed out'}); zoom in to load a window’s events.</p>
+      )}
       <ul className="latency-rows" data-testid="latency-rows">
         {shown.map((g) => (
           <li key={g.key} data-testid="latency-row">
