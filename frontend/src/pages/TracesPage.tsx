@@ -27,6 +27,7 @@ import { TraceExport } from '../views/timeline/TraceExport'
 import { WakeupPanel } from '../views/timeline/WakeupPanel'
 import { TaskTimeline } from '../views/timeline/TaskTimeline'
 import { AreaPanel } from '../views/timeline/AreaPanel'
+import { EventList } from '../views/timeline/EventList'
 import type { Area } from '../core/traces/trace_area'
 import { LatencyPanel } from '../views/timeline/LatencyPanel'
 import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
@@ -323,6 +324,18 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   // Lanes per CPU, per task (thread states, grouped by process), or both one above the other.
   const [lanes, setLanes] = useState<'cpu' | 'task' | 'both'>('cpu')
   const [taskQuery, setTaskQuery] = useState('')
+  const [showList, setShowList] = useState(false)
+  // The timeline box's height shared out: CPU lanes, task lanes, the event list.
+  const heights = (h: number) => {
+    const list = showList ? Math.max(220, Math.round(h * 0.4)) : 0
+    const rest = Math.max(240, h - list - (showList ? 8 : 0))
+    const cpu = lanes === 'both' ? Math.max(200, Math.round(rest * 0.45)) : Math.max(200, rest)
+    return { cpu, task: lanes === 'both' ? Math.max(240, rest - cpu - 8) : Math.max(240, rest), list }
+  }
+  const pickEvent = useCallback((row: number) => {
+    actions.cursor(store.columns.ts[row])
+    actions.select({ kind: 'event', row })
+  }, [actions, store])
   const [pinned, setPinned] = useState<number[]>([])
   const togglePin = useCallback((pid: number) => setPinned((p) => (p.includes(pid) ? p.filter((x) => x !== pid) : [...p, pid])), [])
   // The selected slice's wakeup, wait and the tasks it woke, as arrows (core/traces/trace_latency.ts).
@@ -354,7 +367,9 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     setMarkersRaw((m) => (which === 0 ? [Math.round(t), m?.[1] ?? null] : [m?.[0] ?? null, Math.round(t)]))
   }, [])
   const latencyScopes = useMemo(() => [
-    { id: 'visible', label: 'the visible window', window: shownWindow ?? { start: store.t0, end: store.t1 + 1 } },
+    // [start, end): a window reaching the trace's last event includes it.
+    { id: 'visible', label: 'the visible window', window: shownWindow
+      ? { start: shownWindow.start, end: shownWindow.end >= store.t1 ? store.t1 + 1 : shownWindow.end } : { start: store.t0, end: store.t1 + 1 } },
     { id: 'whole', label: store.loaded ? 'the loaded events' : 'the whole trace', window: { start: store.t0, end: store.t1 + 1 } },
     ...(area ? [{ id: 'area', label: 'the selected area', window: { start: area.start, end: area.end }, cpus: new Set(area.cpus) }] : []),
   ], [shownWindow, store, area])
@@ -549,13 +564,17 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
             <option value="both">per CPU and per task</option>
           </select>
         </label>
+        <label className="hint">
+          <input type="checkbox" checked={showList} onChange={(e) => setShowList(e.target.checked)} data-testid="event-list-toggle" />
+          {' '}event list
+        </label>
         {stepNote && <span className="hint" role="status">{stepNote}</span>}
       </div>
       <main className="trace-main">
         <div className="trace-timeline" ref={boxRef}>
           {size && lanes !== 'task' && (
             <Timeline store={store} view={view} filter={filter} width={size.width}
-              height={lanes === 'both' ? Math.max(200, Math.round(size.height * 0.45)) : Math.max(200, size.height)}
+              height={heights(size.height).cpu}
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
@@ -564,10 +583,14 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           )}
           {size && lanes !== 'cpu' && (
             <TaskTimeline store={store} zoom={view.zoom} cursor={view.cursor} selection={view.selection} width={size.width}
-              height={lanes === 'both' ? Math.max(240, size.height - Math.max(200, Math.round(size.height * 0.45)) - 8) : Math.max(240, size.height)}
+              height={heights(size.height).task}
               query={taskQuery} pinned={pinned} onQuery={setTaskQuery} onTogglePin={togglePin}
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select}
               onViewport={lanes === 'task' ? onViewport : undefined} />
+          )}
+          {size && showList && (
+            <EventList store={store} window={latencyScopes[0].window} filter={filter} cursor={view.cursor}
+              selectedRow={view.selection?.kind === 'event' ? view.selection.row : -1} height={heights(size.height).list} onPick={pickEvent} />
           )}
         </div>
         <aside className="side trace-side">
