@@ -28,6 +28,8 @@ import { WakeupPanel } from '../views/timeline/WakeupPanel'
 import { TaskTimeline } from '../views/timeline/TaskTimeline'
 import { AreaPanel } from '../views/timeline/AreaPanel'
 import { EventList } from '../views/timeline/EventList'
+import { SqlConsole } from '../views/timeline/SqlConsole'
+import type { QueryTrack } from '../core/traces/trace_sql'
 import type { Area } from '../core/traces/trace_area'
 import { LatencyPanel } from '../views/timeline/LatencyPanel'
 import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
@@ -363,6 +365,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const setMarkers = useCallback((m: [number | null, number | null] | null) => {
     setMarkersRaw(m && [m[0] === null ? null : Math.round(m[0]), m[1] === null ? null : Math.round(m[1])])
   }, [])
+  const [queries, setQueries] = useState<string[]>(fromUrl?.queries ?? [])
+  const [queryTrack, setQueryTrack] = useState<{ track: QueryTrack; sql: string } | null>(null)
   const setMarker = useCallback((which: 0 | 1, t: number) => {
     setMarkersRaw((m) => (which === 0 ? [Math.round(t), m?.[1] ?? null] : [m?.[0] ?? null, Math.round(t)]))
   }, [])
@@ -381,12 +385,12 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     const write = () => {
       lastUrlWrite.current = performance.now()
       const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
-        filter: view.filter, expanded: view.expanded, area, markers, ...sharesOf(serverId, null) })
+        filter: view.filter, expanded: view.expanded, area, markers, queries, ...sharesOf(serverId, null) })
       if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
     }
     const t = window.setTimeout(write, Math.max(0, URL_WRITE_MS - (performance.now() - lastUrlWrite.current)))
     return () => window.clearTimeout(t)
-  }, [serverId, view, area, markers])
+  }, [serverId, view, area, markers, queries])
   // Play: the cursor moves forward at `speed` ns of trace per second of wall time, ten
   // times a second; the view follows it (a window's width, the cursor a tenth in).
   const [playing, setPlaying] = useState(false)
@@ -579,7 +583,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
               onStepEvent={onStepEvent} onTogglePlay={togglePlay} flows={flows}
-              area={area} markers={markers} onArea={setArea} onMarker={setMarker} />
+              area={area} markers={markers} onArea={setArea} onMarker={setMarker} queryTrack={queryTrack?.track ?? null} />
           )}
           {size && lanes !== 'cpu' && (
             <TaskTimeline store={store} zoom={view.zoom} cursor={view.cursor} selection={view.selection} width={size.width}
@@ -607,6 +611,13 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           <AreaPanel store={store} area={area} markers={markers} cursor={view.cursor} onArea={setArea} onMarkers={setMarkers}
             onShow={(a, b) => showSpan(a - (b - a) * 0.05, b + (b - a) * 0.05, view.cursor ?? a)} />
           <LatencyPanel store={store} scopes={latencyScopes} onPick={pickWait} />
+          <SqlConsole traceId={serverId} saved={queries} onSaved={setQueries} trackShown={queryTrack !== null}
+            onTrack={(track, sql) => setQueryTrack(track ? { track, sql } : null)}
+            onJump={(ts) => {
+              const w = lastWindow.current ?? { start: store.t0, end: store.t1 }
+              const half = Math.min((w.end - w.start) / 2, 5e6)
+              showSpan(ts - half, ts + half, ts)
+            }} />
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
           <TraceLegend provenance={store.meta.provenance} />
@@ -674,6 +685,7 @@ function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
         <li><span className="swatch migrate" aria-hidden="true">●⟶</span> a selected slice: solid arrow from its waker’s sched_waking to its switch-in, labelled; dashed bracket on its lane: its wait (runnable → running); dotted arrows: tasks it woke</li>
+        <li><span className="swatch" style={{ background: '#1a1a1a', border: '1px solid #fff' }} /> ink bar along a lane’s top (▼ for an instant): a row of an SQL answer shown as a track, its name written on it</li>
         <li><span className="swatch" style={{ background: 'rgba(0,114,178,0.14)', border: '2px solid #1a1a1a' }} /> outlined wash marked “area”: the selected area (Shift+drag); solid lines flagged A and B: the markers, Δ between them</li>
         <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the {CONFORM_MODEL?.id ?? ''} model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>

@@ -46,3 +46,14 @@ describe('area and markers in the URL', () => {
     for (const bad of ['marks=1', 'marks=-,-', 'marks=1,2,3', 'marks=x,1']) expect(parseTraceUrl(`?${bad}`).markers).toBeUndefined()
   })
 })
+
+describe('saved SQL queries in the URL', () => {
+  it('round-trips several, and drops empty, long or extra ones', () => {
+    const queries = ["SELECT ts_ns AS ts, cpu FROM events WHERE type = 'sched_waking'", 'SELECT count(*) FROM events']
+    const href = formatTraceUrl({ ...parseTraceUrl('?trace=ab12'), queries })
+    expect(parseTraceUrl(href.slice('/traces'.length)).queries).toEqual(queries)
+    const many = Array.from({ length: 9 }, (_, k) => `sql=SELECT+${k}`).join('&')
+    expect(parseTraceUrl(`?${many}`).queries).toHaveLength(5)
+    expect(parseTraceUrl(`?sql=&sql=${'x'.repeat(2001)}`).queries).toBeUndefined()
+  })
+})

@@ -13,6 +13,7 @@
  *   open        expanded CPU groups (layout.ts keys)
  *   area        a selected area: its time span (absolute ns) and its CPUs ("0-3,8")
  *   marks       the two markers A and B (absolute ns; one of them may be "-", unset)
+ *   sql         saved SQL queries (repeated, at most SQL_MAX_SAVED of SQL_MAX_CHARS each)
  *   share, vsshare   read-only share tokens of trace and vs (a share link: the
  *               owner made them; without them another browser gets a 404)
  *
@@ -21,6 +22,7 @@
  */
 import { EVENT_TYPES } from './trace_store'
 import { formatCpuList, parseCpuList } from '../shared/cpulist'
+import { SQL_MAX_CHARS, SQL_MAX_SAVED } from './trace_sql'
 
 export interface TraceUrlState {
   trace: string | null
@@ -33,6 +35,8 @@ export interface TraceUrlState {
   area?: { start: number; end: number; cpus: number[] } | null
   /** Markers A and B, absolute ns (null: that one is unset); absent: none. */
   markers?: [number | null, number | null] | null
+  /** Saved SQL queries (absent: none). */
+  queries?: string[]
   /** Read-only share tokens of `trace` and `vs` (absent: none). */
   share?: string | null
   vsShare?: string | null
@@ -65,6 +69,10 @@ export function parseTraceUrl(search: string): TraceUrlState {
     expanded: (p.get('open') ?? '').split(',').filter((k) => /^[\w./-]{1,40}$/.test(k)),
     area: parseArea(p.get('area')),
     markers: parseMarkers(p.get('marks')),
+    queries: (() => {
+      const q = p.getAll('sql').filter((x) => x.trim() && x.length <= SQL_MAX_CHARS).slice(0, SQL_MAX_SAVED)
+      return q.length ? q : undefined
+    })(),
     share: SHARE.test(p.get('share') ?? '') ? p.get('share') : undefined,
     vsShare: SHARE.test(p.get('vsshare') ?? '') ? p.get('vsshare') : undefined,
   }
@@ -87,6 +95,7 @@ export function formatTraceUrl(s: TraceUrlState): string {
   if (s.markers && (s.markers[0] !== null || s.markers[1] !== null)) {
     p.set('marks', s.markers.map((m) => (m === null ? '-' : String(Math.round(m)))).join(','))
   }
+  for (const q of (s.queries ?? []).slice(0, SQL_MAX_SAVED)) p.append('sql', q)
   if (s.share) p.set('share', s.share)
   if (s.vsShare) p.set('vsshare', s.vsShare)
   const q = p.toString()

@@ -23,6 +23,8 @@ import type { ConformMarks } from '../../core/traces/trace_conform'
 import type { Flow } from '../../core/traces/trace_latency'
 import { drawFlows } from './flows_draw'
 import { drawArea, drawMarkers, type Markers } from './area_draw'
+import { drawQueryTrack } from './query_track_draw'
+import type { QueryTrack } from '../../core/traces/trace_sql'
 import { areaFromDrag, type Area } from '../../core/traces/trace_area'
 import { useTimeZoom } from './use_time_zoom'
 import { hatch } from './hatch'
@@ -66,6 +68,8 @@ export interface TimelineProps {
   onArea?(a: Area | null): void
   /** m / Shift+M: put marker A / B at the cursor. */
   onMarker?(which: 0 | 1, t: number): void
+  /** An SQL answer shown as a track over the lanes (SqlConsole's "Show as track"). */
+  queryTrack?: QueryTrack | null
 }
 
 /** Where the lanes' busy fractions come from: the store's own events, or the server's summaries. */
@@ -152,6 +156,7 @@ export function Timeline(props: TimelineProps) {
     const t = performance.now()
     draw(ctx, store, layout, win, plotW, level, view, filter, source)
     if (props.marks) drawMarks(ctx, props.marks, props.selectedMark ?? -1, layout, win, plotW)
+    if (props.queryTrack) drawQueryTrack(ctx, props.queryTrack, layout, win, plotW)
     if (props.area) drawArea(ctx, props.area, layout, win, plotW, store.t0)
     if (props.markers) drawMarkers(ctx, props.markers, layout.height, win, plotW, layout.lanes[0]?.y ?? 0)
     if (drag) {
@@ -294,6 +299,7 @@ export function Timeline(props: TimelineProps) {
 
   return (
     <div className="timeline" data-testid="timeline" data-level={level} data-flows={props.flows?.length ?? 0}
+      data-query-track={props.queryTrack ? props.queryTrack.ts.length : undefined}
       data-area={props.area ? `${Math.round(props.area.start)}-${Math.round(props.area.end)}:${props.area.cpus.join(',')}` : undefined} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
       data-loading={wanted === 'slices' && level === 'buckets' ? 'events' : undefined}>
       <div className="timeline-gutter" style={{ width: GUTTER, height: canvasH }} aria-hidden="false">
