@@ -30,6 +30,7 @@ import { AreaPanel } from '../views/timeline/AreaPanel'
 import { EventList } from '../views/timeline/EventList'
 import { SqlConsole } from '../views/timeline/SqlConsole'
 import type { QueryTrack } from '../core/traces/trace_sql'
+import { cpuTracks } from '../core/traces/trace_cpu_tracks'
 import type { Area } from '../core/traces/trace_area'
 import { LatencyPanel } from '../views/timeline/LatencyPanel'
 import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
@@ -538,7 +539,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           {st.malformed ? `; ${st.malformed} malformed lines` : ''}
           {st.firstError ? `, first at ${st.firstError.line ? `line ${st.firstError.line}` : `offset ${st.firstError.offset}`}: ${st.firstError.message}` : ''}
           {st.lostEvents ? `; ${st.lostEvents} events lost by the ring buffer` : ''}
-          {store.switchGaps ? `; ${store.switchGaps} switches missing from the trace, their slices inferred (dashed)` : ''})
+          {store.switchGaps ? `; ${store.switchGaps} switches missing from the trace, their slices inferred (dashed)` : ''}
+          <CpuTracksNote store={store} />)
         </span>
       </p>
       {store.origin.kind === 'server' && (
@@ -627,6 +629,16 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   )
 }
 
+/** What of irq / softirq / idle / frequency / sched_stat the trace holds (drawn in the lanes when zoomed in). */
+function CpuTracksNote({ store }: { store: TraceStore }) {
+  const n = useMemo(() => cpuTracks(store).counts, [store])
+  const parts = [n.irq && `${n.irq.toLocaleString('en')} hardirq`, n.softirq && `${n.softirq.toLocaleString('en')} softirq`,
+    n.idle && `${n.idle.toLocaleString('en')} idle-state`, n.freq && `${n.freq.toLocaleString('en')} frequency`,
+    n.stat && `${n.stat.toLocaleString('en')} sched_stat`].filter(Boolean)
+  if (!parts.length) return null
+  return <span data-testid="cpu-tracks-note">; also {parts.join(', ')} events, drawn in the lanes when zoomed in</span>
+}
+
 function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilter: Session['actions']['filter'] }) {
   const type = view.filter.types[0] ?? -1
   return (
@@ -685,6 +697,7 @@ function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
         <li><span className="swatch migrate" aria-hidden="true">●⟶</span> a selected slice: solid arrow from its waker’s sched_waking to its switch-in, labelled; dashed bracket on its lane: its wait (runnable → running); dotted arrows: tasks it woke</li>
+        <li><span className="swatch" style={{ background: '#1a1a1a' }} /> zoomed in, near a lane’s bottom: solid ink bar “irq N name” = a hardirq handler; white bar, ink outline “softirq X” = a softirq; grey bar, dotted top “C1” = an idle state; dashed step line = the CPU’s frequency (irq, softirq, cpu_idle, cpu_frequency events; capture them with <code>kscope capture --events sched,irq,softirq,idle,freq</code>)</li>
         <li><span className="swatch" style={{ background: '#1a1a1a', border: '1px solid #fff' }} /> ink bar along a lane’s top (▼ for an instant): a row of an SQL answer shown as a track, its name written on it</li>
         <li><span className="swatch" style={{ background: 'rgba(0,114,178,0.14)', border: '2px solid #1a1a1a' }} /> outlined wash marked “area”: the selected area (Shift+drag); solid lines flagged A and B: the markers, Δ between them</li>
         <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the {CONFORM_MODEL?.id ?? ''} model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>

@@ -24,6 +24,8 @@ import type { Flow } from '../../core/traces/trace_latency'
 import { drawFlows } from './flows_draw'
 import { drawArea, drawMarkers, type Markers } from './area_draw'
 import { drawQueryTrack } from './query_track_draw'
+import { drawCpuTracks } from './cpu_tracks_draw'
+import { cpuTracks } from '../../core/traces/trace_cpu_tracks'
 import type { QueryTrack } from '../../core/traces/trace_sql'
 import { areaFromDrag, type Area } from '../../core/traces/trace_area'
 import { useTimeZoom } from './use_time_zoom'
@@ -156,6 +158,8 @@ export function Timeline(props: TimelineProps) {
     const t = performance.now()
     draw(ctx, store, layout, win, plotW, level, view, filter, source)
     if (props.marks) drawMarks(ctx, props.marks, props.selectedMark ?? -1, layout, win, plotW)
+    // irq / softirq / idle-state spans and frequency steps, where the trace has them (exact events only).
+    canvas.dataset.cpuSpans = String(level === 'slices' ? drawCpuTracks(ctx, cpuTracks(store), layout, win, plotW) : 0)
     if (props.queryTrack) drawQueryTrack(ctx, props.queryTrack, layout, win, plotW)
     if (props.area) drawArea(ctx, props.area, layout, win, plotW, store.t0)
     if (props.markers) drawMarkers(ctx, props.markers, layout.height, win, plotW, layout.lanes[0]?.y ?? 0)
