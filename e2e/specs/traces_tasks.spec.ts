@@ -70,6 +70,12 @@ test('thread-state lanes grouped by process, search, pin, and a click selects th
   await page.keyboard.press('p');
   await expect(page.getByTestId('task-group').filter({ hasText: 'pinned' })).toHaveCount(0);
 
+  // The longest wait (latency panel): its wakeup drawn between the task lanes too.
+  await page.getByTestId('latency-worst').first().click();
+  await expect(page.getByTestId('task-view')).not.toHaveAttribute('data-flows', '0');
+  await twoFrames(page);
+  await page.screenshot({ path: `${artifacts}tasks-flows-1280.png` });
+
   // Presenter size: the task view's own text is 18 px or more.
   expect(under(await textSizes(page, '[data-testid="task-view"]'), 18)).toEqual([]);
   expect(errors).toEqual([]);

@@ -591,7 +591,7 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
             <TaskTimeline store={store} zoom={view.zoom} cursor={view.cursor} selection={view.selection} width={size.width}
               height={heights(size.height).task}
               query={taskQuery} pinned={pinned} onQuery={setTaskQuery} onTogglePin={togglePin}
-              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select}
+              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} flows={flows} markers={markers}
               onViewport={lanes === 'task' ? onViewport : undefined} />
           )}
           {size && showList && (

@@ -68,8 +68,8 @@ describe('the wait before each switch-in', () => {
     expect(wokenDuring(small, 0, a).map((o) => [small.columns.ts[o.wakingRow], o.wait?.runAt])).toEqual([[2000, 2500], [4100, 4200]])
     const flows = flowsForSlice(small, 1, at(small, 1, 2600), (ns) => `${ns} ns`)
     expect(flows).toEqual([
-      { kind: 'woke', from: { cpu: 0, t: 2000 }, to: { cpu: 1, t: 2500 }, label: 'woken by a 10' },
-      { kind: 'waited', from: { cpu: 1, t: 2000 }, to: { cpu: 1, t: 2500 }, label: 'waited 500 ns' },
+      { kind: 'woke', from: { cpu: 0, t: 2000, pid: 10 }, to: { cpu: 1, t: 2500, pid: 20 }, label: 'woken by a 10' },
+      { kind: 'waited', from: { cpu: 1, t: 2000, pid: 20 }, to: { cpu: 1, t: 2500, pid: 20 }, label: 'waited 500 ns' },
     ])
     expect(flowsForSlice(small, 0, a, String).filter((f) => f.kind === 'woke-other').map((f) => f.label)).toEqual(['woke b 20', 'woke b 20'])
   })

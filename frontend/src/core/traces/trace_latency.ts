@@ -204,8 +204,9 @@ export function wokenDuring(s: TraceStore, cpu: number, index: number, limit = 5
 /** A flow to draw on the timeline: an arrow between two (CPU, time) points, or a wait along one lane. */
 export interface Flow {
   kind: 'woke' | 'waited' | 'woke-other'
-  from: { cpu: number; t: number }
-  to: { cpu: number; t: number }
+  /** pid: the task at each end (the task lanes draw by it; 0 is an interrupt, no lane). */
+  from: { cpu: number; t: number; pid: number }
+  to: { cpu: number; t: number; pid: number }
   label: string
 }
 
@@ -216,15 +217,16 @@ export function flowsForSlice(s: TraceStore, cpu: number, index: number, format:
   if (w && Number.isFinite(w.latency)) {
     const waker = wakerOf(s, w)
     if (waker && w.why !== 'preempted') {
-      flows.push({ kind: 'woke', from: { cpu: waker.cpu, t: waker.ts }, to: { cpu: w.cpu, t: w.runAt },
+      flows.push({ kind: 'woke', from: { cpu: waker.cpu, t: waker.ts, pid: waker.pid }, to: { cpu: w.cpu, t: w.runAt, pid: w.pid },
         label: `woken by ${waker.pid === 0 ? 'an interrupt' : `${waker.comm} ${waker.pid}`}` })
     }
-    flows.push({ kind: 'waited', from: { cpu: w.cpu, t: w.runnableAt }, to: { cpu: w.cpu, t: w.runAt },
+    flows.push({ kind: 'waited', from: { cpu: w.cpu, t: w.runnableAt, pid: w.pid }, to: { cpu: w.cpu, t: w.runAt, pid: w.pid },
       label: `${w.why === 'preempted' ? 'runnable (preempted)' : 'waited'} ${format(w.latency)}` })
   }
   for (const o of wokenDuring(s, cpu, index, 20)) {
     if (!o.wait) continue
-    flows.push({ kind: 'woke-other', from: { cpu, t: s.columns.ts[o.wakingRow] }, to: { cpu: o.wait.cpu, t: o.wait.runAt },
+    flows.push({ kind: 'woke-other', from: { cpu, t: s.columns.ts[o.wakingRow], pid: s.slices.get(cpu)!.pid[index] },
+      to: { cpu: o.wait.cpu, t: o.wait.runAt, pid: o.wait.pid },
       label: `woke ${s.columns.strings[s.columns.s1[o.wakingRow]] ?? ''} ${o.wait.pid}` })
   }
   return flows

@@ -28,6 +28,9 @@ import {
   GUTTER_PX, fitLabel, maxZoom, panBy, processStyle, timeTicks, timeToX, visibleWindow, xToTime, zoomAbout, type TimeWindow,
 } from './layout'
 import { useTimeZoom } from './use_time_zoom'
+import { drawFlows } from './flows_draw'
+import { drawMarkers, type Markers } from './area_draw'
+import type { Flow } from '../../core/traces/trace_latency'
 
 export interface TaskTimelineProps {
   store: TraceStore
@@ -44,6 +47,10 @@ export interface TaskTimelineProps {
   onZoom(z: ZoomState): void
   onCursor(t: number | null): void
   onSelect(s: Selection): void
+  /** Markers A and B (drawn as on the CPU lanes, with their delta). */
+  markers?: Markers
+  /** The selected slice's wakeup arrows (trace_latency.ts), drawn between task lanes. */
+  flows?: readonly Flow[]
   /** The visible window changed (as the CPU timeline reports it: a stored trace loads its events). */
   onViewport?(start: number, end: number, width: number): void
 }
@@ -115,8 +122,21 @@ export function TaskTimeline(props: TaskTimelineProps) {
     if (!ctx) return
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
     drawTasks(ctx, store, tracks, placed, win, plotW, lanesH, props.cursor, selectedPid, focus)
+    if (props.markers) drawMarkers(ctx, props.markers, lanesH, win, plotW, AXIS)
+    if (props.flows?.length) {
+      const byPid = new Map(placed.flatMap((p) => (p.row.kind === 'task' ? [[p.row.pid, { y: p.y, height: p.h }] as const] : [])))
+      drawFlows(ctx, props.flows, win, plotW, (end) => (end.pid > 0 ? byPid.get(end.pid) ?? null : null))
+    }
   })
 
+  // A slice selected elsewhere (CPU lanes, latency panel): its task's lane scrolls into view.
+  const scrollRef = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const el = scrollRef.current
+    const p = placed.find((x) => x.row.kind === 'task' && x.row.pid === selectedPid)
+    if (!el || !p) return
+    if (p.y < el.scrollTop + AXIS || p.y + p.h > el.scrollTop + el.clientHeight) el.scrollTop = Math.max(0, p.y - AXIS - 40)
+  }, [selectedPid, placed])
   const taskAt = (py: number): TaskTrack | null => {
     const p = placed.find((x) => py >= x.y && py < x.y + x.h)
     return p && p.row.kind === 'task' ? tracks.get(p.row.pid) ?? null : null
@@ -145,7 +165,7 @@ export function TaskTimeline(props: TaskTimelineProps) {
       const next = at < 0 ? 0 : Math.max(0, Math.min(taskPids.length - 1, at + (e.key === 'ArrowDown' ? 1 : -1)))
       setFocus(taskPids[next])
       const p = placed.find((x) => x.row.kind === 'task' && x.row.pid === taskPids[next])
-      p && canvasRef.current?.parentElement?.parentElement?.scrollTo?.({ top: Math.max(0, p.y - 60) })
+      if (p && scrollRef.current) scrollRef.current.scrollTop = Math.max(0, p.y - 60)
     } else if (e.key === 'Enter' && focus !== null) {
       const t = tracks.get(focus)
       const sel = t ? runAtOrAfter(store, t, props.cursor ?? win.start) : null
@@ -159,7 +179,8 @@ export function TaskTimeline(props: TaskTimelineProps) {
   const focusTrack = focus !== null ? tracks.get(focus) : undefined
 
   return (
-    <section className="task-view" data-testid="task-view" aria-label="Tasks: thread states" style={{ height }}>
+    <section className="task-view" data-testid="task-view" aria-label="Tasks: thread states" style={{ height }}
+      data-flows={props.flows?.length ?? 0}>
       <div className="task-bar">
         <label>
           find task{' '}
@@ -176,7 +197,7 @@ export function TaskTimeline(props: TaskTimelineProps) {
           <li><span className="ts-swatch ts-blocked" aria-hidden="true" /> blocked (D)</li>
         </ul>
       </div>
-      <div className="task-scroll">
+      <div className="task-scroll" ref={scrollRef}>
         <div className="task-body" style={{ height: lanesH }}>
           <div className="task-gutter" style={{ width: GUTTER_PX, height: lanesH }}>
             <span className="task-axis-label" style={{ top: 0, height: AXIS }}>time from start</span>

@@ -39,13 +39,13 @@ function boxedLabel(ctx: CanvasRenderingContext2D, text: string, x: number, y: n
   ctx.fillText(text, left, y)
 }
 
-/** `lane(cpu)`: the lane's top and height, null when the CPU has no lane on screen. */
+/** `lane(end)`: the lane of a flow's end (a CPU's, or a task's), null when it has none on screen. */
 export function drawFlows(ctx: CanvasRenderingContext2D, flows: readonly Flow[], w: TimeWindow, width: number,
-  lane: (cpu: number) => { y: number; height: number } | null) {
+  lane: (end: Flow['from']) => { y: number; height: number } | null) {
   ctx.save()
   for (const f of flows) {
-    const a = lane(f.from.cpu)
-    const b = lane(f.to.cpu)
+    const a = lane(f.from)
+    const b = lane(f.to)
     if (!a || !b) continue
     const x0 = timeToX(f.from.t, w, width)
     const x1 = timeToX(f.to.t, w, width)

@@ -172,7 +172,7 @@ export function Timeline(props: TimelineProps) {
     }
     if (props.flows?.length) {
       const lanes = new Map(layout.lanes.map((l) => [l.cpu, l]))
-      drawFlows(ctx, props.flows, win, plotW, (cpu) => lanes.get(cpu) ?? null)
+      drawFlows(ctx, props.flows, win, plotW, (end) => lanes.get(end.cpu) ?? null)
     }
     // The UI bench (scripts/bench-ui.mjs) sets this array to collect each draw's time, ms.
     const bench = window as unknown as { __kscopeDrawMs?: number[]; __kscopeDrawEnd?: number }
