@@ -113,16 +113,22 @@ export function areaAggregates(s: TraceStore, area: Area): AreaAggregates {
   }
   const idx = waitIndex(s)
   let count = 0, sum = 0, max = 0
-  for (let k = lowerBound(idx.runAt, start); k < idx.records.length && idx.records[k].runAt < end; k++) {
-    const w = idx.records[k]
-    if (!cpus.has(w.cpu) || !Number.isFinite(w.latency)) continue
+  for (let k = lowerBound(idx.runAt, start); k < idx.count && idx.runAt[k] < end; k++) {
+    const latency = idx.runAt[k] - idx.runnableAt[k]
+    if (!cpus.has(idx.cpu[k]) || !Number.isFinite(latency)) continue
     count++
-    sum += w.latency
-    max = Math.max(max, w.latency)
+    sum += latency
+    max = Math.max(max, latency)
   }
   const migrations = { 'same CPU': 0, 'within LLC': 0, 'across LLC': 0, 'across node': 0, 'topology not known': 0 } as Record<Boundary, number>
   const m = s.migrations
-  for (let k = lowerBound(Float64Array.from(m, (r) => c.ts[r]), start); k < m.length && c.ts[m[k]] < end; k++) {
+  let first = 0
+  for (let hi = m.length; first < hi; ) {
+    const mid = (first + hi) >>> 1
+    if (c.ts[m[mid]] < start) first = mid + 1
+    else hi = mid
+  }
+  for (let k = first; k < m.length && c.ts[m[k]] < end; k++) {
     const r = m[k]
     if (!cpus.has(c.f2[r]) && !cpus.has(c.f3[r])) continue
     migrations[boundaryOf(s.meta.topology, c.f2[r], c.f3[r])]++

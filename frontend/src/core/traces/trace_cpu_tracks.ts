@@ -82,7 +82,9 @@ export function cpuTracks(s: TraceStore): CpuTracks {
     x.open[k] = 0
     openAt.delete(key)
   }
-  const order = Array.from({ length: c.count }, (_, i) => i).filter((i) => c.type[i] === TYPE_GENERIC)
+  // Only the generic rows (a few, or none): never an array the size of the trace.
+  const order: number[] = []
+  for (let i = 0; i < c.count; i++) if (c.type[i] === TYPE_GENERIC) order.push(i)
   order.sort((a, b) => c.ts[a] - c.ts[b] || a - b)
   for (const i of order) {
     const name = c.strings[c.s1[i]] ?? ''

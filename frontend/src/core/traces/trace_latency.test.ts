@@ -6,7 +6,7 @@ import { loadCore } from '../../engine/wasm_bridge'
 import { columnsFromRows, type EventRow } from './traces_api'
 import { openTraceStore, sliceIndexAt, type TraceInput, type TraceStore } from './trace_store'
 import {
-  LATENCY_EDGES, bucketOf, flowsForSlice, latencyGroups, percentile, sliceEnd, waitBefore, waitIndex, wakerOf, wokenDuring,
+  LATENCY_EDGES, bucketOf, flowsForSlice, latencyGroups, percentile, recordAt, sliceEnd, waitBefore, waitIndex, wakerOf, wokenDuring,
 } from './trace_latency'
 
 const STATS: TraceInput['stats'] = { format: 'ftrace', bytes: 0, lines: 0, events: 0, genericEvents: 0, malformed: 0,
@@ -131,7 +131,8 @@ describe('on the 6.18 capture', () => {
         if (next) running.add(next)
       }
     }
-    const got = waitIndex(store).records.filter((r) => r.why === 'waking').map((r) => r.latency)
+    const x = waitIndex(store)
+    const got = Array.from({ length: x.count }, (_, k) => recordAt(x, k)).filter((r) => r.why === 'waking').map((r) => r.latency)
     expect(expected.length).toBeGreaterThan(100)
     expect(got).toEqual(expected)
   })

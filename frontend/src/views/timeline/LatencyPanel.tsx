@@ -6,7 +6,7 @@
  * row is a button that selects it and shows its wait.
  * Bars carry no meaning by colour: height and the written count do.
  */
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { LATENCY_EDGES, latencyGroups, type LatencyGroup, type WaitRecord } from '../../core/traces/trace_latency'
 import type { TraceStore } from '../../core/traces/trace_store'
 import { formatDuration } from '../../core/shared/units'
@@ -70,8 +70,15 @@ export function LatencyPanel({ store, scopes, onPick }: LatencyPanelProps) {
   const [by, setBy] = useState<'cpu' | 'task'>('task')
   const [why, setWhy] = useState<'woken' | 'preempted' | 'all'>('woken')
   const [all, setAll] = useState(false)
-  const groups = useMemo(() => (win ? latencyGroups(store, win.start, win.end, by, { cpus, why }) : []),
-    [store, win, by, cpus, why])
+  // The first computation (the whole trace's wait index, about 1.4 s per million events in Node) waits
+  // until the timeline has drawn: the page shows its first picture first.
+  const [ready, setReady] = useState<TraceStore | null>(null)
+  useEffect(() => {
+    const t = window.setTimeout(() => setReady(store), 50)
+    return () => window.clearTimeout(t)
+  }, [store])
+  const groups = useMemo(() => (win && ready === store ? latencyGroups(store, win.start, win.end, by, { cpus, why }) : []),
+    [store, ready, win, by, cpus, why])
   const shown = all ? groups : groups.slice(0, ROWS)
   return (
     <section className="panel workbench-panel" data-testid="latency" aria-label="Scheduling latency">
@@ -89,7 +96,8 @@ export function LatencyPanel({ store, scopes, onPick }: LatencyPanelProps) {
           <option value="all">all</option>
         </select>
       </div>
-      {!groups.length && <p className="hint">No switch-in with a known wait in {windowLabel}.</p>}
+      {ready !== store && <p className="hint" role="status">Reading the waits…</p>}
+      {ready === store && !groups.length && <p className="hint">No switch-in with a known wait in {windowLabel}.</p>}
       {store.loaded && (
         <p className="hint" data-testid="latency-loaded">A stored trace: from its loaded events only ({store.loaded.t1 > store.loaded.t0
           ? `${formatDuration(store.loaded.t0 - store.t0)}–${formatDuration(Math.min(store.loaded.t1, store.lastTs) - store.t0)}`
