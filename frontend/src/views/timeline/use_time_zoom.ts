@@ -20,8 +20,9 @@ export function useTimeZoom(canvasRef: RefObject<HTMLCanvasElement | null>, plot
       .scaleExtent([1, kMax])
       .translateExtent([[0, 0], [plotW, canvasH]])
       .extent([[0, 0], [plotW, canvasH]])
+      // Shift+drag is an area selection, not a pan (the wheel zooms with or without Shift).
       .filter((e: Event) => (e.type === 'wheel' || e.type === 'mousedown' || e.type === 'touchstart') && !(e as MouseEvent).button
-        && !(e as MouseEvent).shiftKey)
+        && !(e.type === 'mousedown' && (e as MouseEvent).shiftKey))
       .on('zoom', (e: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
         const z = { k: e.transform.k, x: e.transform.x }
         if (e.sourceEvent) flushSync(() => onZoom(z))
