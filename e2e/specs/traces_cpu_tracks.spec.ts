@@ -34,5 +34,24 @@ test('softirq and hardirq spans in the CPU lanes', async ({ page }) => {
   expect(pic.problems).toEqual([]);
   await page.screenshot({ path: `${artifacts}cpu-tracks-1280.png` });
   await expect(page.locator('.trace-legend')).toContainText('softirq');
+
+  // A wakeup made in a softirq: the wakeup panel names the handler (from the spans), not only
+  // the task it interrupted. Look through each task's longest wait for one.
+  await page.getByTestId('latency-scope').selectOption({ label: 'the whole trace' });
+  const more = page.getByTestId('latency-more');
+  if (await more.count()) await more.click();
+  const worst = page.getByTestId('latency-worst');
+  const n = await worst.count();
+  let found = '';
+  for (let k = 0; k < n && !found; k++) {
+    await worst.nth(k).click();
+    await expect(page.getByTestId('wakeup')).toBeVisible();
+    const h = page.getByTestId('wakeup-handler');
+    if (await h.count()) found = (await h.textContent())!;
+  }
+  expect(found).toMatch(/^(softirq \w+|irq \d+.*) \(an interrupt handler/);
+  await page.getByTestId('wakeup').scrollIntoViewIfNeeded();
+  await twoFrames(page);
+  await page.screenshot({ path: `${artifacts}wakeup-in-softirq.png` });
   expect(errors).toEqual([]);
 });

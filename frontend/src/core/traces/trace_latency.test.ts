@@ -6,7 +6,8 @@ import { loadCore } from '../../engine/wasm_bridge'
 import { columnsFromRows, type EventRow } from './traces_api'
 import { openTraceStore, sliceIndexAt, type TraceInput, type TraceStore } from './trace_store'
 import {
-  LATENCY_EDGES, bucketOf, flowsForSlice, latencyGroups, percentile, recordAt, sliceEnd, waitBefore, waitIndex, wakerOf, wokenDuring,
+  LATENCY_EDGES, bucketOf, flowsForSlice, latencyGroups, percentile, recordAt, sliceEnd, waitBefore, waitIndex, wakerHandler, wakerOf,
+  wokenDuring,
 } from './trace_latency'
 
 const STATS: TraceInput['stats'] = { format: 'ftrace', bytes: 0, lines: 0, events: 0, genericEvents: 0, malformed: 0,
@@ -83,6 +84,19 @@ describe('the wait before each switch-in', () => {
     expect(latencyGroups(small, 2600, 10_000, 'cpu').map((g) => g.label)).toEqual(['CPU 0'])
     expect(latencyGroups(small, 0, 10_000, 'cpu', { cpus: new Set([0]) }).map((g) => g.label)).toEqual(['CPU 0'])
     expect(byCpu[0].buckets[bucketOf(500)]).toBe(1)
+  })
+
+  it('names the interrupt handler a waking ran in, when the trace has irq / softirq spans', () => {
+    const g = (ts: number, name: string, fields: string): EventRow => ({ ts_ns: ts, cpu: 0, type: name, pid: 10, tgid: 10, comm: 'a', name, fields })
+    const rows = [...ROWS, g(1900, 'softirq_entry', 'vec=9 [action=RCU]'), g(2050, 'softirq_exit', 'vec=9 [action=RCU]')]
+      .sort((x, y) => Number(x.ts_ns) - Number(y.ts_ns))
+    const s = openTraceStore({ name: 'h', format: 'ftrace', origin: { kind: 'local' }, columns: columnsFromRows(rows), stats: STATS, header: [] })
+    const w = waitBefore(s, 1, at(s, 1, 2600))!
+    expect(wakerHandler(s, wakerOf(s, w)!)).toBe('softirq RCU')
+    // Without spans (the small trace), nothing to say but the current task.
+    expect(wakerHandler(small, wakerOf(small, waitBefore(small, 1, at(small, 1, 2600))!)!)).toBeNull()
+    // The waking at 4100 is after the softirq ended.
+    expect(wakerHandler(s, wakerOf(s, waitBefore(s, 0, at(s, 0, 4250))!)!)).toBeNull()
   })
 
   it('percentiles by nearest rank; buckets by the edges', () => {

@@ -24,6 +24,7 @@
  * store (a WeakMap), O(events).
  */
 import { TYPE_SWITCH, TYPE_WAKEUP, TYPE_WAKEUP_NEW, TYPE_WAKING, isRunnableState, lowerBound, type TraceStore } from './trace_store'
+import { SPAN_IDLE, cpuTracks } from './trace_cpu_tracks'
 
 export type RunnableWhy = 'waking' | 'wakeup' | 'wakeup_new' | 'preempted' | 'unknown'
 
@@ -208,6 +209,23 @@ export function wakerOf(s: TraceStore, r: WaitRecord): Waker | null {
   return { pid: c.pid[row], comm: c.strings[c.comm[row]] ?? '', cpu: c.cpu[row], ts: c.ts[row] }
 }
 
+/**
+ * The interrupt handler a waking ran in, when the trace recorded irq / softirq spans on the
+ * waker's CPU (kscope capture --events irq,softirq): "softirq RCU", "irq 36 virtio1-req.0".
+ * null when none holds it, or the trace has no such spans (the current task is then all it says).
+ */
+export function wakerHandler(s: TraceStore, w: Waker): string | null {
+  const x = cpuTracks(s).spans.get(w.cpu)
+  if (!x) return null
+  let best: string | null = null
+  let bestStart = -Infinity
+  for (let k = 0; k < x.start.length && x.start[k] <= w.ts; k++) {
+    if (x.kind[k] === SPAN_IDLE || x.end[k] < w.ts) continue
+    if (x.start[k] >= bestStart) { best = x.label[k]; bestStart = x.start[k] } // the innermost (latest begun)
+  }
+  return best
+}
+
 /** How a run slice ended: the sched_switch that took the task off. */
 export interface SliceEnd {
   kind: 'preempted' | 'sleep' | 'blocked' | 'exited' | 'other' | 'unknown'
@@ -270,6 +288,13 @@ export interface Flow {
   label: string
 }
 
+/** "woken by python3 25277", "woken by softirq RCU (in python3 25277)", "woken by an interrupt". */
+function wokenLabel(s: TraceStore, w: Waker): string {
+  const handler = wakerHandler(s, w)
+  if (handler) return `woken by ${handler}${w.pid === 0 ? '' : ` (in ${w.comm} ${w.pid})`}`
+  return `woken by ${w.pid === 0 ? 'an interrupt' : `${w.comm} ${w.pid}`}`
+}
+
 /** The flows of a selected slice: who woke it (arrow), its wait (bracket on its lane), whom it woke. */
 export function flowsForSlice(s: TraceStore, cpu: number, index: number, format: (ns: number) => string): Flow[] {
   const flows: Flow[] = []
@@ -278,7 +303,7 @@ export function flowsForSlice(s: TraceStore, cpu: number, index: number, format:
     const waker = wakerOf(s, w)
     if (waker && w.why !== 'preempted') {
       flows.push({ kind: 'woke', from: { cpu: waker.cpu, t: waker.ts, pid: waker.pid }, to: { cpu: w.cpu, t: w.runAt, pid: w.pid },
-        label: `woken by ${waker.pid === 0 ? 'an interrupt' : `${waker.comm} ${waker.pid}`}` })
+        label: wokenLabel(s, waker) })
     }
     flows.push({ kind: 'waited', from: { cpu: w.cpu, t: w.runnableAt, pid: w.pid }, to: { cpu: w.cpu, t: w.runAt, pid: w.pid },
       label: `${w.why === 'preempted' ? 'runnable (preempted)' : 'waited'} ${format(w.latency)}` })

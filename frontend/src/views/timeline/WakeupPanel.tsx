@@ -5,7 +5,7 @@
  * React text. MEASURED: read from the trace's own events.
  */
 import type { Selection } from '../../core/traces/trace_session'
-import { sliceEnd, waitBefore, wakerOf, wokenDuring, type SliceEnd } from '../../core/traces/trace_latency'
+import { sliceEnd, waitBefore, wakerHandler, wakerOf, wokenDuring, type SliceEnd } from '../../core/traces/trace_latency'
 import { sliceIndexAt, type TraceStore } from '../../core/traces/trace_store'
 import { formatDuration } from '../../core/shared/units'
 import { rel, stateLetter } from './Details'
@@ -37,6 +37,7 @@ export function WakeupPanel({ store, selection, onSelect, onShow }: WakeupPanelP
   const c = store.columns
   const w = waitBefore(store, selection.cpu, selection.index)
   const waker = w ? wakerOf(store, w) : null
+  const handler = waker ? wakerHandler(store, waker) : null
   const end = sliceEnd(store, selection.cpu, selection.index)
   const woke = wokenDuring(store, selection.cpu, selection.index, 6)
   const selectAt = (cpu: number, t: number) => {
@@ -59,6 +60,9 @@ export function WakeupPanel({ store, selection, onSelect, onShow }: WakeupPanelP
               : waker ? (waker.pid === 0 ? `an interrupt on CPU ${waker.cpu} (the idle task was current)` : `${waker.comm} ${waker.pid} on CPU ${waker.cpu}`)
                 : 'not recorded'}
           </dd>
+          {handler && w.why !== 'preempted' && (
+            <><dt>in</dt><dd data-testid="wakeup-handler">{handler} (an interrupt handler{waker && waker.pid !== 0 ? `, while ${waker.comm} ran` : ''})</dd></>
+          )}
           {w.why !== 'preempted' && (
             <>
               <dt>{w.wakingRow >= 0 ? 'sched_waking' : 'sched_wakeup'}</dt><dd>{rel(store, w.runnableAt)}</dd>
@@ -105,7 +109,8 @@ export function WakeupPanel({ store, selection, onSelect, onShow }: WakeupPanelP
           </ul>
         </>
       )}
-      <p className="hint">Arrows on the timeline: waker → woken (solid), the wait (dashed bracket on its lane), tasks it woke (dotted).</p>
+      <p className="hint">The waker is the task current on its CPU at the sched_waking{handler ? '' : ' (a wakeup from an interrupt names the task it interrupted: record the irq and softirq presets to see the handler)'}.
+        Arrows on the timeline: waker → woken (solid), the wait (dashed bracket on its lane), tasks it woke (dotted).</p>
     </section>
   )
 }
