@@ -24,6 +24,17 @@ import { fetchConform } from '../core/traces/traces_api'
 import { Timeline } from '../views/timeline'
 import { TopologyAttach, UploadTopologyPick } from '../views/timeline/TopologyAttach'
 import { TraceExport } from '../views/timeline/TraceExport'
+import { WakeupPanel } from '../views/timeline/WakeupPanel'
+import { TaskTimeline } from '../views/timeline/TaskTimeline'
+import { AreaPanel } from '../views/timeline/AreaPanel'
+import { EventList } from '../views/timeline/EventList'
+import { SqlConsole } from '../views/timeline/SqlConsole'
+import type { QueryTrack } from '../core/traces/trace_sql'
+import { cpuTracks } from '../core/traces/trace_cpu_tracks'
+import type { Area } from '../core/traces/trace_area'
+import { LatencyPanel } from '../views/timeline/LatencyPanel'
+import { flowsForSlice, type WaitRecord } from '../core/traces/trace_latency'
+import { sliceIndexAt } from '../core/traces/trace_store'
 import { useElementSize } from '../views/size'
 import { AppHeader } from './AppHeader'
 import { ErrorPanel } from './ErrorPanel'
@@ -303,11 +314,70 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
   const duration = store.t1 - store.t0
   // The view in the URL (stored traces only: a local file cannot be reopened from a link).
   const lastWindow = useRef<{ start: number; end: number } | null>(null)
+  // The visible window as state for the panels that summarise it (settled: not every zoom frame).
+  const [shownWindow, setShownWindow] = useState<{ start: number; end: number } | null>(null)
+  const shownTimer = useRef(0)
   const onViewport = useCallback((start: number, end: number, width: number) => {
     lastWindow.current = { start, end }
     actions.viewport(start, end, width)
+    window.clearTimeout(shownTimer.current)
+    shownTimer.current = window.setTimeout(() => setShownWindow({ start, end }), 150)
   }, [actions])
+  useEffect(() => () => window.clearTimeout(shownTimer.current), [])
+  // Lanes per CPU, per task (thread states, grouped by process), or both one above the other.
+  const [lanes, setLanes] = useState<'cpu' | 'task' | 'both'>('cpu')
+  const [taskQuery, setTaskQuery] = useState('')
+  const [showList, setShowList] = useState(false)
+  // The timeline box's height shared out: CPU lanes, task lanes, the event list.
+  const heights = (h: number) => {
+    const list = showList ? Math.max(220, Math.round(h * 0.4)) : 0
+    const rest = Math.max(240, h - list - (showList ? 8 : 0))
+    const cpu = lanes === 'both' ? Math.max(200, Math.round(rest * 0.45)) : Math.max(200, rest)
+    return { cpu, task: lanes === 'both' ? Math.max(240, rest - cpu - 8) : Math.max(240, rest), list }
+  }
+  const pickEvent = useCallback((row: number) => {
+    actions.cursor(store.columns.ts[row])
+    actions.select({ kind: 'event', row })
+  }, [actions, store])
+  const [pinned, setPinned] = useState<number[]>([])
+  const togglePin = useCallback((pid: number) => setPinned((p) => (p.includes(pid) ? p.filter((x) => x !== pid) : [...p, pid])), [])
+  // The selected slice's wakeup, wait and the tasks it woke, as arrows (core/traces/trace_latency.ts).
+  const flows = useMemo(() => (view.selection?.kind === 'slice'
+    ? flowsForSlice(store, view.selection.cpu, view.selection.index, formatDuration) : []), [store, view.selection])
+  const showSpan = useCallback((start: number, end: number, cursor: number) => {
+    actions.restore({ cursor, filter: view.filter, expanded: view.expanded, want: { start, end } })
+  }, [actions, view.filter, view.expanded])
+  const pickWait = useCallback((w: WaitRecord) => {
+    const index = sliceIndexAt(store, w.cpu, w.runAt)
+    if (index >= 0) actions.select({ kind: 'slice', cpu: w.cpu, index })
+    const pad = Math.max(2000, (w.runAt - w.runnableAt) * 0.3)
+    showSpan(w.runnableAt - pad, w.runAt + pad, w.runAt)
+  }, [store, actions, showSpan])
   const serverId = store.origin.kind === 'server' ? store.origin.id : null
+  // The selected area and markers A, B (both in the URL; a link to this trace restores them).
+  const fromUrl = useMemo(() => {
+    const u = parseTraceUrl(window.location.search)
+    return serverId && u.trace === serverId ? u : null
+  }, [serverId])
+  // Whole ns, as the URL writes them (a link restores exactly what was shown).
+  const [area, setAreaRaw] = useState<Area | null>(fromUrl?.area ?? null)
+  const setArea = useCallback((a: Area | null) => setAreaRaw(a && { ...a, start: Math.floor(a.start), end: Math.ceil(a.end) }), [])
+  const [markers, setMarkersRaw] = useState<[number | null, number | null] | null>(fromUrl?.markers ?? null)
+  const setMarkers = useCallback((m: [number | null, number | null] | null) => {
+    setMarkersRaw(m && [m[0] === null ? null : Math.round(m[0]), m[1] === null ? null : Math.round(m[1])])
+  }, [])
+  const [queries, setQueries] = useState<string[]>(fromUrl?.queries ?? [])
+  const [queryTrack, setQueryTrack] = useState<{ track: QueryTrack; sql: string } | null>(null)
+  const setMarker = useCallback((which: 0 | 1, t: number) => {
+    setMarkersRaw((m) => (which === 0 ? [Math.round(t), m?.[1] ?? null] : [m?.[0] ?? null, Math.round(t)]))
+  }, [])
+  const latencyScopes = useMemo(() => [
+    // [start, end): a window reaching the trace's last event includes it.
+    { id: 'visible', label: 'the visible window', window: shownWindow
+      ? { start: shownWindow.start, end: shownWindow.end >= store.t1 ? store.t1 + 1 : shownWindow.end } : { start: store.t0, end: store.t1 + 1 } },
+    { id: 'whole', label: store.loaded ? 'the loaded events' : 'the whole trace', window: { start: store.t0, end: store.t1 + 1 } },
+    ...(area ? [{ id: 'area', label: 'the selected area', window: { start: area.start, end: area.end }, cpus: new Set(area.cpus) }] : []),
+  ], [shownWindow, store, area])
   // Written at most every URL_WRITE_MS (a throttle, not a debounce: while playing, the view changes
   // ten times a second and the URL still follows).
   const lastUrlWrite = useRef(0)
@@ -316,12 +386,12 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
     const write = () => {
       lastUrlWrite.current = performance.now()
       const href = formatTraceUrl({ trace: serverId, vs: null, window: view.want ?? lastWindow.current, cursor: view.cursor,
-        filter: view.filter, expanded: view.expanded, ...sharesOf(serverId, null) })
+        filter: view.filter, expanded: view.expanded, area, markers, queries, ...sharesOf(serverId, null) })
       if (href !== window.location.pathname + window.location.search) window.history.replaceState(null, '', href)
     }
     const t = window.setTimeout(write, Math.max(0, URL_WRITE_MS - (performance.now() - lastUrlWrite.current)))
     return () => window.clearTimeout(t)
-  }, [serverId, view])
+  }, [serverId, view, area, markers, queries])
   // Play: the cursor moves forward at `speed` ns of trace per second of wall time, ten
   // times a second; the view follows it (a window's width, the cursor a tenth in).
   const [playing, setPlaying] = useState(false)
@@ -469,7 +539,8 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
           {st.malformed ? `; ${st.malformed} malformed lines` : ''}
           {st.firstError ? `, first at ${st.firstError.line ? `line ${st.firstError.line}` : `offset ${st.firstError.offset}`}: ${st.firstError.message}` : ''}
           {st.lostEvents ? `; ${st.lostEvents} events lost by the ring buffer` : ''}
-          {store.switchGaps ? `; ${store.switchGaps} switches missing from the trace, their slices inferred (dashed)` : ''})
+          {store.switchGaps ? `; ${store.switchGaps} switches missing from the trace, their slices inferred (dashed)` : ''}
+          <CpuTracksNote store={store} />)
         </span>
       </p>
       {store.origin.kind === 'server' && (
@@ -491,16 +562,41 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
             {PLAY_SPEEDS.map((p) => <option key={p.ns} value={p.ns}>{p.label}</option>)}
           </select>
         </label>
+        <label className="hint">
+          lanes{' '}
+          <select value={lanes} onChange={(e) => setLanes(e.target.value as typeof lanes)} data-testid="lanes-mode">
+            <option value="cpu">per CPU</option>
+            <option value="task">per task (thread states)</option>
+            <option value="both">per CPU and per task</option>
+          </select>
+        </label>
+        <label className="hint">
+          <input type="checkbox" checked={showList} onChange={(e) => setShowList(e.target.checked)} data-testid="event-list-toggle" />
+          {' '}event list
+        </label>
         {stepNote && <span className="hint" role="status">{stepNote}</span>}
       </div>
       <main className="trace-main">
         <div className="trace-timeline" ref={boxRef}>
-          {size && (
-            <Timeline store={store} view={view} filter={filter} width={size.width} height={Math.max(200, size.height)}
+          {size && lanes !== 'task' && (
+            <Timeline store={store} view={view} filter={filter} width={size.width}
+              height={heights(size.height).cpu}
               onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} onToggleGroup={actions.toggleGroup}
               overviews={state.overviews} loading={state.loading} onViewport={onViewport}
               marks={marks} selectedMark={selectedMark} onSelectMark={selectMark} onStepMark={stepConform}
-              onStepEvent={onStepEvent} onTogglePlay={togglePlay} />
+              onStepEvent={onStepEvent} onTogglePlay={togglePlay} flows={flows}
+              area={area} markers={markers} onArea={setArea} onMarker={setMarker} queryTrack={queryTrack?.track ?? null} />
+          )}
+          {size && lanes !== 'cpu' && (
+            <TaskTimeline store={store} zoom={view.zoom} cursor={view.cursor} selection={view.selection} width={size.width}
+              height={heights(size.height).task}
+              query={taskQuery} pinned={pinned} onQuery={setTaskQuery} onTogglePin={togglePin}
+              onZoom={actions.zoom} onCursor={actions.cursor} onSelect={actions.select} flows={flows} markers={markers}
+              onViewport={lanes === 'task' ? onViewport : undefined} />
+          )}
+          {size && showList && (
+            <EventList store={store} window={latencyScopes[0].window} filter={filter} cursor={view.cursor}
+              selectedRow={view.selection?.kind === 'event' ? view.selection.row : -1} height={heights(size.height).list} onPick={pickEvent} />
           )}
         </div>
         <aside className="side trace-side">
@@ -513,6 +609,17 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
               </div>
             )}
           </SelectionPanel>
+          <WakeupPanel store={store} selection={view.selection} onSelect={actions.select} onShow={showSpan} />
+          <AreaPanel store={store} area={area} markers={markers} cursor={view.cursor} onArea={setArea} onMarkers={setMarkers}
+            onShow={(a, b) => showSpan(a - (b - a) * 0.05, b + (b - a) * 0.05, view.cursor ?? a)} />
+          <LatencyPanel store={store} scopes={latencyScopes} onPick={pickWait} />
+          <SqlConsole traceId={serverId} saved={queries} onSaved={setQueries} trackShown={queryTrack !== null}
+            onTrack={(track, sql) => setQueryTrack(track ? { track, sql } : null)}
+            onJump={(ts) => {
+              const w = lastWindow.current ?? { start: store.t0, end: store.t1 }
+              const half = Math.min((w.end - w.start) / 2, 5e6)
+              showSpan(ts - half, ts + half, ts)
+            }} />
           <CursorPanel store={store} cursor={view.cursor} />
           {unavailable && conformPanel}
           <TraceLegend provenance={store.meta.provenance} />
@@ -520,6 +627,16 @@ function TraceView({ store, session }: { store: TraceStore; session: Session }) 
       </main>
     </>
   )
+}
+
+/** What of irq / softirq / idle / frequency / sched_stat the trace holds (drawn in the lanes when zoomed in). */
+function CpuTracksNote({ store }: { store: TraceStore }) {
+  const n = useMemo(() => cpuTracks(store).counts, [store])
+  const parts = [n.irq && `${n.irq.toLocaleString('en')} hardirq`, n.softirq && `${n.softirq.toLocaleString('en')} softirq`,
+    n.idle && `${n.idle.toLocaleString('en')} idle-state`, n.freq && `${n.freq.toLocaleString('en')} frequency`,
+    n.stat && `${n.stat.toLocaleString('en')} sched_stat`].filter(Boolean)
+  if (!parts.length) return null
+  return <span data-testid="cpu-tracks-note">; also {parts.join(', ')} events, drawn in the lanes when zoomed in</span>
 }
 
 function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilter: Session['actions']['filter'] }) {
@@ -543,7 +660,7 @@ function FilterBar({ view, onFilter }: { view: Session['state']['view']; onFilte
           {EVENT_TYPES.map((t, i) => <option key={t} value={i}>{t === 'generic' ? 'other (generic)' : t}</option>)}
         </select>
       </label>
-      <span className="hint">Keys on the timeline: ← → pan · + − zoom · Home all · Shift+← → events · ↑ ↓ slice on a CPU · Enter zoom to it · Space play · [ ] model disagreements</span>
+      <span className="hint">Keys on the timeline: ← → pan · + − zoom · Home all · Shift+← → events · ↑ ↓ slice on a CPU · Enter zoom to it · Space play · [ ] model disagreements · m / Shift+M markers A / B · a area A–B · Shift+drag an area</span>
     </form>
   )
 }
@@ -579,6 +696,10 @@ function TraceLegend({ provenance }: { provenance: TraceProvenance }) {
         <li><span className="swatch tick" /> tick on a lane’s top edge: an event (wakeup, migration, …)</li>
         <li><span className="swatch migrate" aria-hidden="true">●→</span> dot to arrowhead: a task migrated from one CPU lane to another (sched_migrate_task)</li>
         <li><span className="swatch cursor" /> dashed line: the cursor</li>
+        <li><span className="swatch migrate" aria-hidden="true">●⟶</span> a selected slice: solid arrow from its waker’s sched_waking to its switch-in, labelled; dashed bracket on its lane: its wait (runnable → running); dotted arrows: tasks it woke</li>
+        <li><span className="swatch" style={{ background: '#1a1a1a' }} /> zoomed in, near a lane’s bottom: solid ink bar “irq N name” = a hardirq handler; white bar, ink outline “softirq X” = a softirq; grey bar, dotted top “C1” = an idle state; dashed step line = the CPU’s frequency (irq, softirq, cpu_idle, cpu_frequency events; capture them with <code>kscope capture --events sched,irq,softirq,idle,freq</code>)</li>
+        <li><span className="swatch" style={{ background: '#1a1a1a', border: '1px solid #fff' }} /> ink bar along a lane’s top (▼ for an instant): a row of an SQL answer shown as a track, its name written on it</li>
+        <li><span className="swatch" style={{ background: 'rgba(0,114,178,0.14)', border: '2px solid #1a1a1a' }} /> outlined wash marked “area”: the selected area (Shift+drag); solid lines flagged A and B: the markers, Δ between them</li>
         <li><span className="swatch conform-mark" aria-hidden="true">◆</span> diamond marked ≠ on a CPU lane: the {CONFORM_MODEL?.id ?? ''} model (MODELLED) gave another cid than the kernel (MEASURED) at that rseq_update; [ ] step between them</li>
       </ul>
       <p className="legend-note">Times are from the trace’s first event. {provenance.kind === 'modelled'

@@ -30,3 +30,30 @@ describe('share tokens in the URL', () => {
     expect(parseTraceUrl('?trace=ab12&share=short').share).toBeUndefined()
   })
 })
+
+describe('area and markers in the URL', () => {
+  it('round-trips an area (span x CPUs) and two markers', () => {
+    const href = '/traces?trace=ab12&from=1&to=9&area=100-900%3A0-3%2C8&marks=150%2C-'
+    const u = parseTraceUrl(href.slice('/traces'.length))
+    expect(u.area).toEqual({ start: 100, end: 900, cpus: [0, 1, 2, 3, 8] })
+    expect(u.markers).toEqual([150, null])
+    expect(formatTraceUrl(u)).toBe(href)
+    expect(parseTraceUrl('?marks=5,7').markers).toEqual([5, 7])
+  })
+
+  it('drops a malformed area or markers', () => {
+    for (const bad of ['area=9-1:0', 'area=1-9:', 'area=1-9:x', 'area=a-b:0', 'area=1-9:5-2']) expect(parseTraceUrl(`?${bad}`).area).toBeUndefined()
+    for (const bad of ['marks=1', 'marks=-,-', 'marks=1,2,3', 'marks=x,1']) expect(parseTraceUrl(`?${bad}`).markers).toBeUndefined()
+  })
+})
+
+describe('saved SQL queries in the URL', () => {
+  it('round-trips several, and drops empty, long or extra ones', () => {
+    const queries = ["SELECT ts_ns AS ts, cpu FROM events WHERE type = 'sched_waking'", 'SELECT count(*) FROM events']
+    const href = formatTraceUrl({ ...parseTraceUrl('?trace=ab12'), queries })
+    expect(parseTraceUrl(href.slice('/traces'.length)).queries).toEqual(queries)
+    const many = Array.from({ length: 9 }, (_, k) => `sql=SELECT+${k}`).join('&')
+    expect(parseTraceUrl(`?${many}`).queries).toHaveLength(5)
+    expect(parseTraceUrl(`?sql=&sql=${'x'.repeat(2001)}`).queries).toBeUndefined()
+  })
+})

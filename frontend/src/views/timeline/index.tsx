@@ -12,9 +12,7 @@
  * event that passes the filter, ↑ ↓ select the slice under the cursor on the
  * previous/next CPU lane, Enter zooms to the selected slice, Esc clears it.
  */
-import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
-import { flushSync } from 'react-dom'
 import type { Selection, TraceViewState, ZoomState } from '../../core/traces/trace_session'
 import {
   TYPE_MIGRATE, countIn, dominantProcess, eventMatches, eventsIn, occupancy, sliceIndexAt, slicesIn, type EventFilter, type Occupancy,
@@ -22,10 +20,20 @@ import {
 } from '../../core/traces/trace_store'
 import { resampleOverview, wantsExactEvents } from '../../core/traces/trace_window'
 import type { ConformMarks } from '../../core/traces/trace_conform'
+import type { Flow } from '../../core/traces/trace_latency'
+import { drawFlows } from './flows_draw'
+import { drawArea, drawMarkers, type Markers } from './area_draw'
+import { drawQueryTrack } from './query_track_draw'
+import { drawCpuTracks } from './cpu_tracks_draw'
+import { cpuTracks } from '../../core/traces/trace_cpu_tracks'
+import type { QueryTrack } from '../../core/traces/trace_sql'
+import { areaFromDrag, type Area } from '../../core/traces/trace_area'
+import { useTimeZoom } from './use_time_zoom'
+import { hatch } from './hatch'
 import { nextEventRow, prevEventRow } from '../../core/traces/trace_step'
 import { OKABE_ITO, THEME } from '../palette'
 import {
-  detailLevel, fitLabel, heatColor, laneLayout, maxZoom, panBy, processStyle, timeTicks, timeToX, transformFor,
+  GUTTER_PX, detailLevel, fitLabel, sliceLabel, heatColor, laneLayout, maxZoom, panBy, processStyle, timeTicks, timeToX, transformFor,
   visibleWindow, xToTime, zoomAbout, type LaneLayout, type TimeWindow,
 } from './layout'
 
@@ -54,6 +62,16 @@ export interface TimelineProps {
   onStepEvent?(dir: 1 | -1): void
   /** Space: play / pause the cursor. */
   onTogglePlay?(): void
+  /** Arrows to draw over the lanes: the selected slice's wakeup, its wait, whom it woke (trace_latency.ts). */
+  flows?: readonly Flow[]
+  /** A selected area (Shift+drag across lanes), and two markers A and B with their delta. */
+  area?: Area | null
+  markers?: Markers
+  onArea?(a: Area | null): void
+  /** m / Shift+M: put marker A / B at the cursor. */
+  onMarker?(which: 0 | 1, t: number): void
+  /** An SQL answer shown as a track over the lanes (SqlConsole's "Show as track"). */
+  queryTrack?: QueryTrack | null
 }
 
 /** Where the lanes' busy fractions come from: the store's own events, or the server's summaries. */
@@ -81,7 +99,7 @@ export function eventsCover(store: TraceStore, start: number, end: number): bool
   return Math.min(start, store.lastTs) >= l.t0 && Math.min(end, store.lastTs) <= l.t1
 }
 
-const GUTTER = 150
+const GUTTER = GUTTER_PX
 const AXIS = 30
 const FONT = '14px system-ui, sans-serif'
 const SMALL_FONT = '13px system-ui, sans-serif'
@@ -105,7 +123,6 @@ export function Timeline(props: TimelineProps) {
     onViewport?.(win.start, win.end, plotW)
   }, [onViewport, win.start, win.end, plotW])
   const canvasRef = useRef<HTMLCanvasElement>(null)
-  const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null)
   const kMax = maxZoom(store.t0, store.t1, plotW)
   const [hover, setHover] = useState<string>('')
 
@@ -122,39 +139,9 @@ export function Timeline(props: TimelineProps) {
     if (view.zoom.k !== 1 || view.zoom.x !== 0) onZoomRef.current(transformFor(store.t0, store.t1, plotW, before.start, before.end))
   }, [plotW, store, view.zoom])
 
-  // d3-zoom owns wheel/drag gestures; its transform is mirrored into the store's view state.
-  const onZoom = props.onZoom
-  useEffect(() => {
-    const canvas = canvasRef.current
-    if (!canvas) return
-    const behaviour = d3zoom<HTMLCanvasElement, unknown>()
-      .scaleExtent([1, kMax])
-      .translateExtent([[0, 0], [plotW, canvasH]])
-      .extent([[0, 0], [plotW, canvasH]])
-      .filter((e: Event) => (e.type === 'wheel' || e.type === 'mousedown' || e.type === 'touchstart') && !(e as MouseEvent).button)
-      .on('zoom', (e: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
-        // A gesture is rendered (and drawn) within its own event, so the frame it belongs to
-        // shows it; a programmatic transform (keyboard, reset: inside an effect) is not.
-        const z = { k: e.transform.k, x: e.transform.x }
-        if (e.sourceEvent) flushSync(() => onZoom(z))
-        else onZoom(z)
-      })
-    zoomRef.current = behaviour
-    select(canvas).call(behaviour).on('dblclick.zoom', null)
-    return () => {
-      select(canvas).on('.zoom', null)
-    }
-  }, [plotW, canvasH, kMax, onZoom])
-
-  // Keep d3's own transform in step when the zoom changes by keyboard or reset.
-  useEffect(() => {
-    const canvas = canvasRef.current
-    const behaviour = zoomRef.current
-    if (!canvas || !behaviour) return
-    const current = (canvas as unknown as { __zoom?: { k: number; x: number } }).__zoom
-    if (current && Math.abs(current.k - view.zoom.k) < 1e-9 && Math.abs(current.x - view.zoom.x) < 1e-6) return
-    select(canvas).call(behaviour.transform, zoomIdentity.translate(view.zoom.x, 0).scale(view.zoom.k))
-  }, [view.zoom])
+  // d3-zoom owns wheel/drag gestures (Shift+drag is left to an area selection); its transform is
+  // mirrored into the store's view state.
+  useTimeZoom(canvasRef, plotW, canvasH, kMax, view.zoom, props.onZoom)
 
   useEffect(() => {
     const canvas = canvasRef.current
@@ -171,6 +158,22 @@ export function Timeline(props: TimelineProps) {
     const t = performance.now()
     draw(ctx, store, layout, win, plotW, level, view, filter, source)
     if (props.marks) drawMarks(ctx, props.marks, props.selectedMark ?? -1, layout, win, plotW)
+    // irq / softirq / idle-state spans and frequency steps, where the trace has them (exact events only).
+    canvas.dataset.cpuSpans = String(level === 'slices' ? drawCpuTracks(ctx, cpuTracks(store), layout, win, plotW) : 0)
+    if (props.queryTrack) drawQueryTrack(ctx, props.queryTrack, layout, win, plotW)
+    if (props.area) drawArea(ctx, props.area, layout, win, plotW, store.t0)
+    if (props.markers) drawMarkers(ctx, props.markers, layout.height, win, plotW, layout.lanes[0]?.y ?? 0)
+    if (drag) {
+      ctx.strokeStyle = THEME.ink
+      ctx.lineWidth = 1.5
+      ctx.setLineDash([4, 3])
+      ctx.strokeRect(Math.min(drag.x0, drag.x1), Math.min(drag.y0, drag.y1), Math.abs(drag.x1 - drag.x0), Math.abs(drag.y1 - drag.y0))
+      ctx.setLineDash([])
+    }
+    if (props.flows?.length) {
+      const lanes = new Map(layout.lanes.map((l) => [l.cpu, l]))
+      drawFlows(ctx, props.flows, win, plotW, (end) => lanes.get(end.cpu) ?? null)
+    }
     // The UI bench (scripts/bench-ui.mjs) sets this array to collect each draw's time, ms.
     const bench = window as unknown as { __kscopeDrawMs?: number[]; __kscopeDrawEnd?: number }
     if (bench.__kscopeDrawMs) {
@@ -192,7 +195,36 @@ export function Timeline(props: TimelineProps) {
     return { t, lane: lane ?? null, index: lane ? sliceIndexAt(store, lane.cpu, t) : -1 }
   }
 
+  // Shift+drag selects an area (time × the lanes it spans); d3-zoom leaves Shift gestures alone.
+  const [drag, setDrag] = useState<{ x0: number; y0: number; x1: number; y1: number } | null>(null)
+  const dragged = useRef(false)
+  const laneIndexAt = (py: number) => {
+    let best = 0
+    layout.lanes.forEach((l, i) => { if (py >= l.y) best = i })
+    return best
+  }
+  const onMouseDown = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (!e.shiftKey || !props.onArea || e.button) return
+    const r = e.currentTarget.getBoundingClientRect()
+    const x = e.clientX - r.left, y = e.clientY - r.top
+    setDrag({ x0: x, y0: y, x1: x, y1: y })
+  }
+  const onMouseUp = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (!drag) return
+    const r = e.currentTarget.getBoundingClientRect()
+    const x1 = e.clientX - r.left, y1 = e.clientY - r.top
+    setDrag(null)
+    if (Math.abs(x1 - drag.x0) < 3) return
+    dragged.current = true
+    const a = areaFromDrag(xToTime(drag.x0, win, plotW), xToTime(x1, win, plotW), layout.lanes.map((l) => l.cpu),
+      laneIndexAt(drag.y0), laneIndexAt(y1))
+    if (a) props.onArea?.(a)
+  }
   const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (dragged.current) {
+      dragged.current = false
+      return
+    }
     const r = e.currentTarget.getBoundingClientRect()
     const h = hitTest(e.clientX - r.left, e.clientY - r.top)
     const mark = props.marks ? markAt(props.marks, layout, win, plotW, e.clientX - r.left, e.clientY - r.top) : -1
@@ -210,6 +242,7 @@ export function Timeline(props: TimelineProps) {
 
   const onMove = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const r = e.currentTarget.getBoundingClientRect()
+    if (drag) setDrag({ ...drag, x1: e.clientX - r.left, y1: e.clientY - r.top })
     const h = hitTest(e.clientX - r.left, e.clientY - r.top)
     setHover(h.lane ? `CPU ${h.lane.cpu}` : '')
   }
@@ -242,6 +275,15 @@ export function Timeline(props: TimelineProps) {
       if (index >= 0) props.onSelect({ kind: 'slice', cpu, index })
     } else if ((e.key === ']' || e.key === '[') && props.onStepMark) props.onStepMark(e.key === ']' ? 1 : -1)
     else if (e.key === ' ' && props.onTogglePlay) props.onTogglePlay()
+    else if ((e.key === 'm' || e.key === 'M') && props.onMarker) {
+      const t = view.cursor ?? (win.start + win.end) / 2
+      props.onMarker(e.key === 'm' ? 0 : 1, t)
+    } else if (e.key === 'a' && props.onArea) {
+      // The area between the markers (both set), else the visible window, over every lane shown.
+      const [a, b] = props.markers ?? [null, null]
+      const span = a !== null && b !== null && a !== b ? [Math.min(a, b), Math.max(a, b)] : [win.start, win.end]
+      props.onArea({ start: span[0], end: span[1], cpus: layout.lanes.map((l) => l.cpu).sort((x, y) => x - y) })
+    }
     else if (e.key === 'Escape') props.onSelect(null)
     else if (e.shiftKey && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
       const dir = e.key === 'ArrowRight' ? 1 : -1
@@ -260,7 +302,9 @@ export function Timeline(props: TimelineProps) {
   }
 
   return (
-    <div className="timeline" data-testid="timeline" data-level={level} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
+    <div className="timeline" data-testid="timeline" data-level={level} data-flows={props.flows?.length ?? 0}
+      data-query-track={props.queryTrack ? props.queryTrack.ts.length : undefined}
+      data-area={props.area ? `${Math.round(props.area.start)}-${Math.round(props.area.end)}:${props.area.cpus.join(',')}` : undefined} data-window={`${Math.round(win.start)}-${Math.round(win.end)}`}
       data-loading={wanted === 'slices' && level === 'buckets' ? 'events' : undefined}>
       <div className="timeline-gutter" style={{ width: GUTTER, height: canvasH }} aria-hidden="false">
         {layout.groups.map((g) => g.headerHeight > 0 && (
@@ -290,8 +334,11 @@ export function Timeline(props: TimelineProps) {
         role="img"
         aria-label={`Timeline of ${store.cpus.length} CPUs, ${level === 'slices' ? 'run slices' : 'busy fraction per pixel'}; ` +
           'left and right arrows pan, plus and minus zoom, Home shows all, Shift+arrows step through events, ' +
-          'up and down select the slice under the cursor on a CPU lane, Enter zooms to it'}
+          'up and down select the slice under the cursor on a CPU lane, Enter zooms to it; ' +
+          'm and Shift+M put markers A and B at the cursor, a selects the area between them (Shift+drag selects one)'}
         onClick={onClick}
+        onMouseDown={onMouseDown}
+        onMouseUp={onMouseUp}
         onMouseMove={onMove}
         onKeyDown={onKeyDown}
         data-testid="timeline-canvas"
@@ -374,24 +421,6 @@ function markAt(m: ConformMarks, layout: LaneLayout, w: TimeWindow, width: numbe
 /** "No process known" per bucket (server summaries carry busy fractions only). */
 function NOBODY(buckets: number): Int32Array {
   return new Int32Array(buckets).fill(-1)
-}
-
-let hatchPattern: CanvasPattern | null = null
-function hatch(ctx: CanvasRenderingContext2D): CanvasPattern | null {
-  if (hatchPattern) return hatchPattern
-  const c = document.createElement('canvas')
-  c.width = c.height = 8
-  const g = c.getContext('2d')
-  if (!g) return null
-  g.strokeStyle = 'rgba(255,255,255,0.75)'
-  g.lineWidth = 2
-  g.beginPath()
-  g.moveTo(0, 8); g.lineTo(8, 0)
-  g.moveTo(-2, 2); g.lineTo(2, -2)
-  g.moveTo(6, 10); g.lineTo(10, 6)
-  g.stroke()
-  hatchPattern = ctx.createPattern(c, 'repeat')
-  return hatchPattern
 }
 
 function draw(ctx: CanvasRenderingContext2D, s: TraceStore, layout: LaneLayout, w: TimeWindow, width: number,
@@ -649,14 +678,6 @@ function drawMigrations(ctx: CanvasRenderingContext2D, s: TraceStore, layout: La
     ctx.arc(x, y0, 3, 0, Math.PI * 2)
     ctx.fill()
   }
-}
-
-/** "pid comm" when it fits, else the pid alone (threads of one process differ by it), else a cut name. */
-function sliceLabel(pid: number, comm: string, px: number): string {
-  const full = `${pid} ${comm}`
-  const fitted = fitLabel(full, px)
-  if (fitted === full) return full
-  return fitLabel(String(pid), px) === String(pid) ? String(pid) : ''
 }
 
 function sliceMatches(pid: number, comm: string, f: EventFilter): boolean {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  MIN_LANE, clampTransform, detailLevel, fitLabel, formatCpuRanges, laneLayout, panBy, processStyle, timeTicks, timeToX,
+  MIN_LANE, clampTransform, detailLevel, fitLabel, sliceLabel, formatCpuRanges, laneLayout, panBy, processStyle, timeTicks, timeToX,
   transformFor, visibleWindow, xToTime, zoomAbout,
 } from './layout'
 
@@ -94,6 +94,11 @@ describe('styles', () => {
 
   it('fits labels to the room', () => {
     expect(fitLabel('python3', 200)).toBe('python3')
+    // A slice says the comm first: the whole "comm pid", else the name cut, else the pid.
+    expect(sliceLabel(25278, 'python3', 200)).toBe('python3 25278')
+    expect(sliceLabel(25278, 'python3', 60)).toBe('python3')
+    expect(sliceLabel(25278, 'python3', 40)).toBe('pyt…')
+    expect(sliceLabel(7, '', 40)).toBe('7')
     expect(fitLabel('python3', 40)).toBe('pyt…')
     expect(fitLabel('python3', 10)).toBe('')
   })

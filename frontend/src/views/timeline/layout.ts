@@ -17,6 +17,9 @@
 import { SLICE_NS_PER_PX } from '../../core/traces/trace_window'
 import { OKABE_ITO } from '../palette'
 
+/** Width of the label column left of every timeline's canvas (CPU and task lanes line up on it). */
+export const GUTTER_PX = 170
+
 export interface ZoomTransform {
   k: number
   x: number
@@ -273,4 +276,14 @@ export function fitLabel(text: string, px: number, charPx = 7.5): string {
   const room = Math.floor((px - 6) / charPx)
   if (room < 3) return ''
   return text.length <= room ? text : `${text.slice(0, Math.max(1, room - 1))}…`
+}
+
+/** "comm pid" when it fits, else the comm (cut), else the pid alone: a slice says who ran, by name first. */
+export function sliceLabel(pid: number, comm: string, px: number): string {
+  const full = comm ? `${comm} ${pid}` : String(pid)
+  const fitted = fitLabel(full, px)
+  if (fitted === full) return full
+  const name = comm ? fitLabel(comm, px) : ''
+  if (name.length >= 3) return name
+  return fitLabel(String(pid), px) === String(pid) ? String(pid) : ''
 }
