@@ -97,7 +97,9 @@ typedef enum ks_cost_part {
     KS_COST_PARTS
 } ks_cost_part;
 
-/* ks_cost_part_name() (kscope/native/cost.h): the parts' stable names. */
+/* "idle_flush", ... (stable names for views and JSON); NULL out of range. Browser API:
+ * the cost breakdown view names its parts with it. */
+KS_API const char *ks_cost_part_name(int32_t part);
 
 /* The parts of one costed thing (a simulated burst: ks_sim_burst_parts). */
 typedef struct ks_cost_parts {
