@@ -149,6 +149,11 @@ export interface RunTimeline<R = unknown> {
    * DRAM local, DRAM remote); null if two bursts started within one event.
    */
   burstLines: (number[] | null)[]
+  /**
+   * Per burst (by number): its cost by mechanism, ns per part in ks_cost_part order
+   * (KscopeCore.costPartNames()); all 0 under cost model v1 (Simulation.burstParts).
+   */
+  burstParts: number[][]
   /** Whether the run ended within the scan (else maxEvents stopped it). */
   finished: boolean
   /** Every record of the model's log over the scanned run (all processes), oldest first. */
