@@ -81,7 +81,7 @@ export function costBreakdown(names: readonly string[], partsNs: readonly number
   const shownTotal = Math.round(total)
   const floors = raw.map((p) => Math.floor(p.ns))
   let left = shownTotal - floors.reduce((s, n) => s + n, 0)
-  const order = raw.map((p, i) => i).sort((a, b) => (raw[b].ns - floors[b]) - (raw[a].ns - floors[a]) || a - b)
+  const order = raw.map((_, i) => i).sort((a, b) => (raw[b].ns - floors[b]) - (raw[a].ns - floors[a]) || a - b)
   const shown = [...floors]   // the floors add up to at most round(total): only ns to hand out
   for (let k = 0; left > 0 && k < order.length; k++, left--) shown[order[k]]++
   return {

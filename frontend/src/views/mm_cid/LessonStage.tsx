@@ -12,6 +12,8 @@ import { lessonDurationMs } from '../../core/lesson/lesson_state'
 import type { LessonStep } from '../../core/lesson/lesson_types'
 import type { ModelStageProps } from '../../models/types'
 import { CostChart } from './CostChart'
+import { CostBreakdownPanel } from '../cost/CostBreakdownPanel'
+import { breakdownRows } from './breakdown_rows'
 import { LessonPicture } from './LessonPicture'
 import { VARIANT_LOOK } from './marks'
 import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from './Panels'
@@ -26,6 +28,7 @@ export const VIEW_NAMES: Record<string, string> = {
   legend: 'legend',
   narration: 'what the allocator did',
   costs: 'burst cost',
+  breakdown: 'burst cost by mechanism',
   numbers: 'per-process numbers',
   pcpu: 'per-CPU table',
   chart: 'ns per burst over time',
@@ -38,6 +41,7 @@ export const TAB_NAMES: Record<string, string> = {
   legend: 'legend',
   narration: 'allocator',
   costs: 'burst cost',
+  breakdown: 'why it cost',
   numbers: 'per process',
   pcpu: 'per CPU',
   chart: 'chart',
@@ -108,6 +112,12 @@ export function LessonStage(props: ModelStageProps) {
         {shows('costs') && (
           <Part id="costs" highlight={highlight('costs')} focused={focusedView === 'costs'}>
             <CostSummary runs={runs} />
+          </Part>
+        )}
+        {shows('breakdown') && view.cost && (
+          <Part id="breakdown" highlight={highlight('breakdown')} focused={focusedView === 'breakdown'}>
+            <CostBreakdownPanel rows={breakdownRows(runs)} model={view.cost.model} partOrder={view.cost.partNames}
+              background={{ perCoreBytesPerUs: view.cost.background.privateBackgroundBytesPerUs, perLlcBytesPerUs: view.cost.background.llcBackgroundBytesPerUs }} />
           </Part>
         )}
         {shows('numbers') && (
