@@ -3,7 +3,7 @@
  * row, a horizontal stacked bar and the list of its parts with their ns, which add up to
  * the total shown. Nothing is said by colour alone: each bar segment carries its number
  * (and its name where it fits), and the list below names every part with its number, ns
- * and share. Colours: Okabe–Ito (views/palette.ts), a hatch for parts past the seventh.
+ * and share. Colours: Okabe–Ito (views/palette.ts), solid or hatched per mechanism.
  *
  * Generic: names no model. The caller gives each row's title, the cost model's name and
  * the background traffic (an explicit workload parameter, shown as one).
@@ -29,31 +29,44 @@ export interface BackgroundTraffic {
   perLlcBytesPerUs: number
 }
 
-/** Fills in part order (the core's), then hatched repeats. */
-const FILLS = [OKABE_ITO.skyBlue, OKABE_ITO.orange, OKABE_ITO.bluishGreen, OKABE_ITO.reddishPurple, OKABE_ITO.yellow,
-  OKABE_ITO.vermillion, OKABE_ITO.blue]
+/**
+ * Each mechanism's fill, by the core's part name: solid Okabe–Ito hues for the parts a
+ * sweep usually has, hatched hues for the rest (a part the table does not know: grey,
+ * hatched). The number and the list carry the meaning; the fill only helps the eye.
+ */
+const O = OKABE_ITO
+const hatch = (c: string) => `repeating-linear-gradient(45deg, ${c} 0 6px, #ffffff 6px 9px)`
+const FILLS: Readonly<Record<string, string>> = {
+  core: O.skyBlue, first_touch: O.vermillion, remote: O.orange, rfo: O.reddishPurple, idle_flush: O.blue,
+  dram: O.yellow, tlb: O.bluishGreen,
+  l2: hatch(O.skyBlue), llc: hatch(O.bluishGreen), capacity: hatch(O.orange), bandwidth: hatch(O.yellow),
+  cstate_exit: hatch(O.blue), contention: hatch(O.reddishPurple), lock_handoff: hatch(O.vermillion), lock_spin: hatch('#888888'),
+}
 
-/** The segment style of the part at `index` in the core's part order. */
-export function partFill(index: number): string {
-  const c = FILLS[index % FILLS.length]
-  return index < FILLS.length ? c : `repeating-linear-gradient(45deg, ${c} 0 6px, #ffffff 6px 9px)`
+/** The segment style of a part (by its core name). */
+export function partFill(name: string): string {
+  return FILLS[name] ?? hatch('#aaaaaa')
 }
 
 /** A segment wide enough for its name (share of the bar). */
 const NAME_FITS = 0.2
+
+/** "97 %", and "<1 %" for a part that rounds to nothing but is not nothing. */
+function shareText(fraction: number): string {
+  const pct = Math.round(fraction * 100)
+  return pct === 0 && fraction > 0 ? '<1 %' : `${pct} %`
+}
 
 function rate(bytesPerUs: number): string {
   if (bytesPerUs <= 0) return '0 (none)'
   return bytesPerUs >= 1000 ? `${(bytesPerUs / 1000).toLocaleString('en-US')} GB/s` : `${bytesPerUs} MB/s`
 }
 
-export function CostBreakdownPanel({ rows, model, background, partOrder }: {
+export function CostBreakdownPanel({ rows, model, background }: {
   rows: readonly BreakdownRow[]
   /** The cost model's name, e.g. "v2". */
   model: string
   background: BackgroundTraffic
-  /** The core's part names in order (colours follow it, so a part keeps its colour). */
-  partOrder: readonly string[]
 }) {
   return (
     <section className="panel cost-breakdown" aria-label="Burst cost by mechanism" data-testid="cost-breakdown">
@@ -71,15 +84,15 @@ export function CostBreakdownPanel({ rows, model, background, partOrder }: {
             <span className="cost-breakdown-title">{row.title}</span>
             {row.breakdown && <span className="cost-breakdown-total"> = {formatNs(row.breakdown.shown_total_ns)}</span>}
           </h3>
-          {row.breakdown ? <Bar b={row.breakdown} partOrder={partOrder} /> : <p className="hint">{row.empty}</p>}
+          {row.breakdown ? <Bar b={row.breakdown} /> : <p className="hint">{row.empty}</p>}
         </div>
       ))}
     </section>
   )
 }
 
-function Bar({ b, partOrder }: { b: CostBreakdown; partOrder: readonly string[] }) {
-  const fill = (name: string) => partFill(Math.max(0, partOrder.indexOf(name)))
+function Bar({ b }: { b: CostBreakdown }) {
+  const fill = partFill
   const said = b.parts.map((p, i) => `${i + 1} ${p.label} ${formatNs(p.shown_ns)}`).join(', ')
   return (
     <>
@@ -98,7 +111,7 @@ function Bar({ b, partOrder }: { b: CostBreakdown; partOrder: readonly string[] 
             <span className="cost-part-no">{i + 1}</span>
             <span className="cost-part-label">{p.label}</span>
             <span className="cost-part-ns">{formatNs(p.shown_ns)}</span>
-            <span className="cost-part-share">{Math.round(p.fraction * 100)} %</span>
+            <span className="cost-part-share">{shareText(p.fraction)}</span>
           </li>
         ))}
       </ol>

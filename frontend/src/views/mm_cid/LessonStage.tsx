@@ -116,7 +116,7 @@ export function LessonStage(props: ModelStageProps) {
         )}
         {shows('breakdown') && view.cost && (
           <Part id="breakdown" highlight={highlight('breakdown')} focused={focusedView === 'breakdown'}>
-            <CostBreakdownPanel rows={breakdownRows(runs)} model={view.cost.model} partOrder={view.cost.partNames}
+            <CostBreakdownPanel rows={breakdownRows(runs)} model={view.cost.model}
               background={{ perCoreBytesPerUs: view.cost.background.privateBackgroundBytesPerUs, perLlcBytesPerUs: view.cost.background.llcBackgroundBytesPerUs }} />
           </Part>
         )}
