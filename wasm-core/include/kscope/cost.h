@@ -187,6 +187,6 @@ _Static_assert(sizeof(ks_cost_result) == 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_C
 
 /* The functions that cost a burst, a contended line and a queued lock are declared in
  * kscope/native/cost.h: the native build (backend, tests, tools) calls them; the browser
- * reads their results through the simulation (no browser export until a view calls them). */
+ * reads their results through the simulation (kscope/sim_cost.h: ks_sim_burst_parts). */
 
 #endif
