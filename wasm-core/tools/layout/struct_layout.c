@@ -149,9 +149,6 @@ int main(void)
     FIELD(ks_burst_cost, flags);
     FIELD(ks_burst_cost, cost_ns);
     end();
-    BEGIN(ks_cost_parts);
-    FIELD(ks_cost_parts, part_ns);
-    end();
     /* native ABI (the algo pointer is 8 bytes here, 4 in wasm32) */
     BEGIN(ks_sim_config);
     FIELD(ks_sim_config, seed);
