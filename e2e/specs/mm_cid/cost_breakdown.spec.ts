@@ -74,6 +74,20 @@ test('presenter mode 1280x720: the breakdown of the step\'s burst is on the stag
   }
   expect(n.segs.find((s) => s.part === 'first_touch')!.text).toContain('first touch');
 
+  // Any earlier burst can be browsed: its breakdown adds up too, and "later" comes back.
+  const title = page.getByTestId('cost-breakdown-v6.12').locator('.cost-breakdown-title');
+  const stepTitle = await title.innerText();
+  await expect(page.getByTestId('cost-later')).toBeDisabled();
+  await page.getByTestId('cost-earlier').click();
+  await expect(page.getByTestId('cost-browse-label')).toHaveText('1 burst before the latest');
+  await expect(title).not.toHaveText(stepTitle);
+  const earlier = await panelNumbers(page, 'v6.12');
+  expect(earlier.totalAttr).toBeGreaterThan(0);
+  expect(earlier.parts.reduce((s, p) => s + p.ns, 0)).toBe(earlier.totalAttr);
+  await page.screenshot({ path: `${artifacts}cost-breakdown-present-1280-earlier.png` });
+  await page.getByTestId('cost-later').click();
+  await expect(title).toHaveText(stepTitle);
+
   const small = (await textSizes(page, '[data-testid="cost-breakdown"]')).filter((t) => t.px < 17.95);
   expect(small, 'no text under 18 px').toEqual([]);
   await page.screenshot({ path: `${artifacts}cost-breakdown-present-1280.png` });

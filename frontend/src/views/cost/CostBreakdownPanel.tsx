@@ -62,8 +62,17 @@ function rate(bytesPerUs: number): string {
   return bytesPerUs >= 1000 ? `${(bytesPerUs / 1000).toLocaleString('en-US')} GB/s` : `${bytesPerUs} MB/s`
 }
 
-export function CostBreakdownPanel({ rows, model, background }: {
+/** Browsing the bursts: which one is shown, and the buttons' actions (absent: no buttons). */
+export interface BreakdownBrowse {
+  /** e.g. "the step's burst" / "3 bursts before the latest". */
+  label: string
+  earlier: (() => void) | null
+  later: (() => void) | null
+}
+
+export function CostBreakdownPanel({ rows, model, background, browse }: {
   rows: readonly BreakdownRow[]
+  browse?: BreakdownBrowse
   /** The cost model's name, e.g. "v2". */
   model: string
   background: BackgroundTraffic
@@ -77,6 +86,13 @@ export function CostBreakdownPanel({ rows, model, background }: {
         cost model {model} · background traffic (a workload parameter): {rate(background.perCoreBytesPerUs)} per core,{' '}
         {rate(background.perLlcBytesPerUs)} per L3
       </p>
+      {browse && (
+        <div className="cost-browse" data-testid="cost-browse">
+          <button type="button" onClick={browse.earlier ?? undefined} disabled={!browse.earlier} data-testid="cost-earlier">‹ earlier burst</button>
+          <span className="cost-browse-label" data-testid="cost-browse-label">{browse.label}</span>
+          <button type="button" onClick={browse.later ?? undefined} disabled={!browse.later} data-testid="cost-later">later burst ›</button>
+        </div>
+      )}
       {rows.map((row) => (
         <div key={row.key} className="cost-breakdown-row" data-testid={`cost-breakdown-${row.key}`}
           data-total-ns={row.breakdown?.shown_total_ns}>
