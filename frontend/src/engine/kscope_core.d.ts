@@ -83,6 +83,12 @@ declare module '*/kscope_core.mjs' {
     _ks_sim_get_stats(sim: Ptr, out: Ptr): number
     _ks_sim_burst_count(sim: Ptr): number
     _ks_sim_burst_costs(sim: Ptr): Ptr
+
+    // kscope/sim_cost.h, kscope/cost.h (the cost breakdown)
+    _ks_sim_set_cost_model(sim: Ptr, model: number, params: Ptr): number
+    _ks_sim_cost_model(sim: Ptr): number
+    _ks_sim_burst_parts(sim: Ptr): Ptr
+    _ks_cost_part_name(part: number): Ptr
     /** The plugged model's views: a request at buf (the model's own format), the view written over it. */
     _ks_sim_model_view_get(sim: Ptr, buf: Ptr, len: number): number
   }

@@ -377,6 +377,22 @@ export function decodeBursts(v: Views, at: number, count: number): BurstCost[] {
   })
 }
 
+/** ks_cost_parts (kscope/cost.h): KS_COST_PARTS doubles, one burst's cost by mechanism. */
+export const COST_PARTS = 15
+export const COST_PARTS_BYTES = COST_PARTS * 8
+
+/**
+ * Decodes ks_cost_parts records [from, to) of the array at byte `at` (8-byte aligned):
+ * each burst's ns per mechanism, in ks_cost_part order (all 0 under cost model v1).
+ */
+export function decodeCostParts(v: Views, at: number, from: number, to: number): number[][] {
+  const f64 = new Float64Array(v.u8.buffer, v.u8.byteOffset, v.u8.byteLength >>> 3)
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => {
+    const b = (at + (from + i) * COST_PARTS_BYTES) >>> 3
+    return Array.from(f64.subarray(b, b + COST_PARTS))
+  })
+}
+
 /** Decodes ks_parse_error at byte `at`. */
 export function decodeParseError(v: Views, at: number): ParseErrorRecord {
   const w = at >>> 2

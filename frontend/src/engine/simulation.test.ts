@@ -26,6 +26,7 @@ function simulate(options: Partial<SimulationOptions> & { workload?: string } = 
     workloadJson: options.workloadJson ?? workload(options.workload ?? 'hackbench-2g'),
     seed: options.seed ?? 1,
     algo: options.algo,
+    costModel: options.costModel,
   })
   open.push(sim)
   return sim
@@ -206,6 +207,27 @@ describe('Simulation: running', () => {
       expect(b.cost_ns).toBeGreaterThan(0)
       expect(b.tid).toBeGreaterThanOrEqual(1000)
     }
+  })
+
+  it('cost model v2: each burst has parts (named by the core) that add up to its cost; v1 has none', () => {
+    const names = core.costPartNames()
+    expect(names[0]).toBe('core')
+    expect(names).toContain('first_touch')
+    const v2 = simulate({ workload: 'seed000-8core-200ms', costModel: 'v2' })
+    expect(v2.costModel).toBe('v2')
+    v2.seek(1000)
+    const bursts = v2.burstCosts()
+    const parts = v2.burstParts()
+    expect(parts).toHaveLength(bursts.length)
+    expect(parts[0]).toHaveLength(names.length)
+    bursts.forEach((b, i) => expect(Math.abs(parts[i].reduce((s, x) => s + x, 0) - b.cost_ns)).toBeLessThanOrEqual(0.5 + 1e-6))
+    // the first touch of each area faults (never written before)
+    expect(parts[0][names.indexOf('first_touch')]).toBeGreaterThan(0)
+    expect(v2.burstParts(bursts.length - 2)).toEqual(parts.slice(-2))
+    const v1 = simulate({ workload: 'seed000-8core-200ms' })
+    expect(v1.costModel).toBe('v1')
+    v1.seek(1000)
+    expect(v1.burstParts().flat().every((x) => x === 0)).toBe(true)
   })
 
   it('an EPYC run puts hackbench tasks into more than one LLC', () => {

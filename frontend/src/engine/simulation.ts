@@ -10,7 +10,7 @@
 import { KscopeError, KsStatus, WorkloadError } from './core_errors'
 import {
   EVENT_BYTES, EVENT_TYPES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES, STATS_BYTES,
-  decodeBursts, decodeEvent, decodeEvents, decodeFrame, decodeParseError, decodeStats, encodeRunLimit,
+  decodeBursts, decodeCostParts, decodeEvent, decodeEvents, decodeFrame, decodeParseError, decodeStats, encodeRunLimit,
   eventMentions,
   type BurstCost, type SimEvent, type SimFrame, type SimStats, type Views,
 } from './sim_records'
@@ -28,7 +28,18 @@ export interface SimulationOptions {
   algo?: string
   /** Cache eviction parameters; absent fields keep the core's defaults (ks_cache_default_params). */
   cache?: Partial<CacheParams>
+  /**
+   * Which cost model prices the bursts (kscope/sim_cost.h): 'v1' (the core's default:
+   * every line's trip one after another) or 'v2' (overlapped misses, prefetch, C-state
+   * flushes, capacity eviction, page walks, first-touch faults; each burst's parts by
+   * mechanism, burstParts()). Default 'v1'.
+   */
+  costModel?: CostModel
 }
+
+export type CostModel = 'v1' | 'v2'
+/** KS_COST_MODEL_V1 / _V2 (kscope/sim_cost.h). */
+const COST_MODEL_IDS: Record<CostModel, number> = { v1: 1, v2: 2 }
 
 /**
  * The cache model's eviction by time decay (ks_cache_params): bytes of other
@@ -98,6 +109,13 @@ export interface SimulationBase {
   recentEvents(): readonly SimEvent[]
   /** The bursts run so far (intermittent workloads), in start order. */
   burstCosts(): BurstCost[]
+  /** The cost model that prices the bursts (ks_sim_cost_model). */
+  readonly costModel: CostModel
+  /**
+   * Each burst's cost by mechanism, bursts [from, burst count): ns per part in
+   * ks_cost_part order (names: KscopeCore.costPartNames()); all 0 under v1. Two wasm calls.
+   */
+  burstParts(from?: number): number[][]
   stats(): SimStats
   /**
    * The plugged model's own view (ks_sim_model_view_get, one wasm call): `request` writes
@@ -131,6 +149,11 @@ export interface RunTimeline<R = unknown> {
    * DRAM local, DRAM remote); null if two bursts started within one event.
    */
   burstLines: (number[] | null)[]
+  /**
+   * Per burst (by number): its cost by mechanism, ns per part in ks_cost_part order
+   * (KscopeCore.costPartNames()); all 0 under cost model v1 (Simulation.burstParts).
+   */
+  burstParts: number[][]
   /** Whether the run ended within the scan (else maxEvents stopped it). */
   finished: boolean
   /** Every record of the model's log over the scanned run (all processes), oldest first. */
@@ -212,6 +235,9 @@ export function simulate<M extends object>(ctx: WasmContext, options: Simulation
     topo = mod.HEAPU32[(scratch + S_OUT) >>> 2]
     topology = readTopology(ctx, topo, scratch + S_STATS)
     sim = newSim(ctx, topo, options, scratch)
+    if (options.costModel && options.costModel !== 'v1') {
+      check(mod._ks_sim_set_cost_model(sim, COST_MODEL_IDS[options.costModel], 0), `cost model "${options.costModel}"`)
+    }
   } catch (err) {
     releaseCore()
     throw err
@@ -411,6 +437,16 @@ function bindSimulation<M extends object>(ctx: WasmContext, h: SimHandles, attac
       const count = mod._ks_sim_burst_count(sim) >>> 0
       const ptr = mod._ks_sim_burst_costs(sim)
       return count && ptr ? decodeBursts(views(), ptr, count) : []
+    },
+
+    costModel: mod._ks_sim_cost_model(sim) === COST_MODEL_IDS.v2 ? 'v2' : 'v1',
+
+    burstParts(from = 0) {
+      live()
+      calls += 2
+      const count = mod._ks_sim_burst_count(sim) >>> 0
+      const ptr = mod._ks_sim_burst_parts(sim)
+      return count > from && ptr ? decodeCostParts(views(), ptr, Math.max(0, from), count) : []
     },
 
     stats() {

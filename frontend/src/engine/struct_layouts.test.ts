@@ -10,9 +10,9 @@
 import { describe, expect, it } from 'vitest'
 import { fieldOf, layout, put, record } from './layout_test_support'
 import {
-  BURST_BYTES, EVENT_BYTES, EVENT_TYPES, FRAME_HEADER_BYTES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES,
+  BURST_BYTES, COST_PARTS, COST_PARTS_BYTES, EVENT_BYTES, EVENT_TYPES, FRAME_HEADER_BYTES, PARSE_ERROR_BYTES, RUN_LIMIT_BYTES,
   SIM_CPU_BYTES, SIM_TASK_BYTES, STATS_BYTES, decodeBursts, decodeEvent, decodeFrame,
-  decodeParseError, decodeStats, encodeRunLimit, viewsOf,
+  decodeCostParts, decodeParseError, decodeStats, encodeRunLimit, viewsOf,
 } from './sim_records'
 import {
   FTRACE_STATS_BYTES, PERF_STATS_BYTES, SYSTRACE_STATS_BYTES, TRACEDAT_STATS_BYTES, TRACE_STATS_BYTES, decodeTraceStats,
@@ -168,5 +168,22 @@ describe('decoder stats sizes against sizeof', () => {
       FTRACE_STATS_BYTES: layout.ks_ftrace_stats.size, PERF_STATS_BYTES: layout.ks_perf_stats.size,
       SYSTRACE_STATS_BYTES: layout.ks_systrace_stats.size, TRACEDAT_STATS_BYTES: layout.ks_tracedat_stats.size,
     })
+  })
+})
+
+describe('ks_cost_parts (sim_records.ts) against offsetof', () => {
+  it('has the C size: part_ns is the whole record, COST_PARTS doubles', () => {
+    expect(COST_PARTS_BYTES).toBe(layout.ks_cost_parts.size)
+    expect(fieldOf('ks_cost_parts', 'part_ns')).toEqual([0, COST_PARTS * 8])
+  })
+
+  it('decodes records [from, to) at the compiler offsets, one double per part', () => {
+    const buf = new ArrayBuffer(3 * layout.ks_cost_parts.size)
+    const f64 = new Float64Array(buf)
+    for (let i = 0; i < f64.length; i++) f64[i] = i + 0.5
+    const got = decodeCostParts(viewsOf(buf), 0, 1, 3)
+    expect(got).toHaveLength(2)
+    expect(got[0]).toEqual(Array.from({ length: COST_PARTS }, (_, p) => COST_PARTS + p + 0.5))
+    expect(got[1][COST_PARTS - 1]).toBe(3 * COST_PARTS - 0.5)
   })
 })

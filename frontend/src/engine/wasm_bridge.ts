@@ -21,7 +21,7 @@ import { attachModels, bindModelCores, type ModelCoreMethods, type ModelSimulati
 import { simulate, type CacheParams, type SimulationBase, type SimulationOptions } from './simulation'
 import { listPresets, presetTopology, type PresetInfo, type Topology } from './topology'
 import { openTrace, type LocalTrace, type TraceOpenOptions, type TraceOpenProgress } from './trace_open'
-import { createContext, type KscopeCoreModule } from './wasm_context'
+import { createContext, type KscopeCoreModule, type WasmContext } from './wasm_context'
 
 /** A simulated run with every model bridge's methods (model_bridges.ts). */
 export type Simulation = SimulationBase & ModelSimulationMethods
@@ -31,6 +31,8 @@ export interface KscopeCore extends ModelCoreMethods {
   version(): string
   /** The cache model's default eviction parameters (ks_cache_default_params). */
   cacheDefaults(): CacheParams
+  /** The cost model v2's part names, in ks_cost_part order (ks_cost_part_name): "core", "l2", ... */
+  costPartNames(): string[]
   /** The built-in machine presets, in the core's order. */
   presets(): PresetInfo[]
   /** Builds a preset's topology; throws KscopeError (NOT_FOUND) for an unknown name. */
@@ -64,6 +66,16 @@ export async function loadCore(options: LoadCoreOptions = {}): Promise<KscopeCor
   return bindCore(mod)
 }
 
+/** ks_cost_part_name(0..) until it returns NULL. */
+function costPartNames(ctx: WasmContext): string[] {
+  const names: string[] = []
+  for (let i = 0; ; i++) {
+    const ptr = ctx.mod._ks_cost_part_name(i)
+    if (!ptr) return names
+    names.push(ctx.text(ptr))
+  }
+}
+
 function bindCore(mod: KscopeCoreModule): KscopeCore {
   const ctx = createContext(mod)
   return {
@@ -78,6 +90,7 @@ function bindCore(mod: KscopeCoreModule): KscopeCore {
         mod._free(at)
       }
     },
+    costPartNames: () => costPartNames(ctx),
     memoryBytes: () => mod.HEAPU8.buffer.byteLength,
     eventTypeName: (type) => ctx.text(mod._ks_event_type_name(type)),
     simulate: (options) => simulate(ctx, options, attachModels),

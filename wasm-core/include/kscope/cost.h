@@ -97,7 +97,9 @@ typedef enum ks_cost_part {
     KS_COST_PARTS
 } ks_cost_part;
 
-/* ks_cost_part_name() (kscope/native/cost.h): the parts' stable names. */
+/* "idle_flush", ... (stable names for views and JSON); NULL out of range. Browser API:
+ * the cost breakdown view names its parts with it. */
+KS_API const char *ks_cost_part_name(int32_t part);
 
 /* The parts of one costed thing (a simulated burst: ks_sim_burst_parts). */
 typedef struct ks_cost_parts {
@@ -185,6 +187,6 @@ _Static_assert(sizeof(ks_cost_result) == 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_C
 
 /* The functions that cost a burst, a contended line and a queued lock are declared in
  * kscope/native/cost.h: the native build (backend, tests, tools) calls them; the browser
- * reads their results through the simulation (no browser export until a view calls them). */
+ * reads their results through the simulation (kscope/sim_cost.h: ks_sim_burst_parts). */
 
 #endif

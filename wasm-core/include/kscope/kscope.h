@@ -16,6 +16,7 @@
 #include "kscope/systrace.h"
 #include "kscope/trace_detect.h"
 #include "kscope/native/columns.h"
+#include "kscope/sim_cost.h"
 #include "kscope/mm_cid/mm_cid.h"   /* registry: the models' view formats */
 
 #endif

@@ -131,6 +131,19 @@ describe('mm_cid lesson bridge', () => {
     expect(t.burstLines.some((l) => l![3] + l![4] + l![5] > 0)).toBe(true)
   })
 
+  it('scans each burst\'s cost parts under cost model v2: they add up to its cost (v1: none)', () => {
+    const sim = core.simulate({ preset: 'classroom-8', workloadJson: BENCH, seed: 1, algo: 'mm_cid:v6.12', cache: IDLE, costModel: 'v2' })
+    open.push(sim)
+    const t = sim.timeline(100_000)
+    const bursts = t.burstEnd[t.burstEnd.length - 1]
+    expect(t.burstParts).toHaveLength(bursts)
+    sim.seek(t.ts.length)
+    const costs = sim.mmCidView(TGID).bursts
+    expect(costs).toHaveLength(bursts)
+    costs.forEach((b, i) => expect(Math.abs(t.burstParts[i].reduce((a, x) => a + x, 0) - b.cost_ns)).toBeLessThanOrEqual(0.5 + 1e-6))
+    expect(simulate('v6.12').timeline(100_000).burstParts.flat().every((x) => x === 0)).toBe(true)
+  })
+
   it('the cache option reaches the model: on a busy machine the areas go cold between bursts', () => {
     const idle = simulate('v6.13').timeline(100_000)
     const busy = simulate('v6.13', {} as typeof IDLE).timeline(100_000)

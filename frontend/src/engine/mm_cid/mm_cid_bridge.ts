@@ -12,7 +12,7 @@ import {
   type MmCidArea, type MmCidMm, type MmCidPcpu, type MmCidRecord,
 } from './mm_cid_records'
 import { S_EVENT, S_PRODUCED, S_STATS, simulate, type RunTimeline, type SimInternals } from '../simulation'
-import { BURST_BYTES, decodeBursts, decodeFrame, decodeStats, type BurstCost, type SimFrame } from '../sim_records'
+import { BURST_BYTES, decodeBursts, decodeCostParts, decodeFrame, decodeStats, type BurstCost, type SimFrame } from '../sim_records'
 import type { WasmContext } from '../wasm_context'
 
 /**
@@ -172,11 +172,15 @@ export function attachMmCid(s: SimInternals): MmCidSimulation {
       // The whole log, read before coming back (a step back hides the records after it).
       const { first_seq: first, count, records: at } = mmCidLog()
       const records = count && at ? decodeMmCidRecords(views(), at, first, first, first + count) : []
+      // Every burst's parts (cost model v2), read at the scan's end for the same reason.
+      s.countCalls(1)
+      const partsAt = mod._ks_sim_burst_parts(sim)
+      const burstParts = bursts && partsAt ? decodeCostParts(views(), partsAt, 0, bursts) : []
       s.setPosition(ts.length, ended)
       s.goTo(back)
       return {
         ts: Float64Array.from(ts), logEnd: Float64Array.from(logEnd), burstEnd: Uint32Array.from(burstEnd), burstLines,
-        finished: ended, records,
+        burstParts, finished: ended, records,
       }
     },
   }

@@ -68,6 +68,16 @@ export interface LessonRunView {
   ended: boolean
 }
 
+/** What prices the lesson's bursts, shown beside the cost breakdown (the lesson's machine is MODELLED). */
+export interface LessonCostModel {
+  /** The cost model of the runs (Simulation.costModel): the lesson uses v2. */
+  model: 'v1' | 'v2'
+  /** The background traffic, an explicit workload parameter (the scenario's cache mode). */
+  background: CacheParams
+  /** The core's part names in ks_cost_part order (KscopeCore.costPartNames). */
+  partNames: string[]
+}
+
 export interface LessonView {
   topology: Topology | null
   runs: LessonRunView[]
@@ -79,6 +89,8 @@ export interface LessonView {
   moveMs: number
   problem: LessonProblem | null
   notice: string | null
+  /** The cost model and its background traffic (null before a run is built). */
+  cost: LessonCostModel | null
 }
 
 export type LessonSnapshot = PlaybackSnapshot<LessonState, LessonView>
@@ -120,7 +132,14 @@ export function stepMoveMs(playing: boolean, stepsPerSecond: number): number {
   return d < 80 ? 0 : Math.round(d)
 }
 
-const emptyView: LessonView = { topology: null, runs: [], time_ns: 0, lastStep: 0, moveMs: 0, problem: null, notice: null }
+const emptyView: LessonView = { topology: null, runs: [], time_ns: 0, lastStep: 0, moveMs: 0, problem: null, notice: null, cost: null }
+
+/**
+ * The cost model the lesson's simulated machine uses: v2 (kscope/sim_cost.h), so each
+ * burst's cost comes with its parts by mechanism (overlapped misses, C-state flushes,
+ * first-touch faults, ...) and the narration can say why it cost what it did.
+ */
+export const LESSON_COST_MODEL = 'v2' as const
 
 interface RunSlot {
   variant: LessonRun
@@ -144,6 +163,8 @@ export class LessonController extends PlaybackController<LessonState, LessonView
   private runs: RunSlot[] = []
   private clock: LessonClock | null = null
   private topology: Topology | null = null
+  private partNames: string[] = []
+  private cost: LessonCostModel | null = null
   readonly actions: LessonActions
 
   constructor(host: LessonHost) {
@@ -209,7 +230,10 @@ export class LessonController extends PlaybackController<LessonState, LessonView
       this.topology = topology
       const workloadJson = lessonWorkloadJson(params.workload, topology)
       for (const variant of variantsOf(params.variant)) {
-        const sim = core.simulate({ preset: params.preset, workloadJson, seed: params.seed, algo: algoOf(variant, params.toggles), cache: cacheParamsOf(params.cache) })
+        const sim = core.simulate({
+          preset: params.preset, workloadJson, seed: params.seed, algo: algoOf(variant, params.toggles), cache: cacheParamsOf(params.cache),
+          costModel: LESSON_COST_MODEL,
+        })
         this.runs.push({ variant, sim, timeline: null!, sources: [], tgid: -1, bursts: [], view: null })
         const slot = this.runs.at(-1)!
         slot.timeline = sim.timeline(MAX_SCAN_EVENTS)
@@ -217,8 +241,14 @@ export class LessonController extends PlaybackController<LessonState, LessonView
         slot.tgid = sim.frame().tasks[0]?.tgid ?? -1
       }
       this.clock = buildClock(this.runs.map((r) => r.timeline))
+      this.partNames = core.costPartNames()
+      this.cost = {
+        model: this.runs[0]?.sim.costModel ?? LESSON_COST_MODEL,
+        background: { ...core.cacheDefaults(), ...cacheParamsOf(params.cache) },
+        partNames: this.partNames,
+      }
       const truncated = this.clock.complete ? null : `The run is long: the lesson shows its first ${MAX_SCAN_EVENTS} events.`
-      return { ...emptyView, topology, notice: notice ?? truncated }
+      return { ...emptyView, topology, notice: notice ?? truncated, cost: this.cost }
     } catch (err) {
       this.freeRuns()
       return { ...emptyView, topology: this.topology, problem: problemOf(err), notice }
@@ -239,6 +269,7 @@ export class LessonController extends PlaybackController<LessonState, LessonView
       view: {
         ...view,
         topology: this.topology,
+        cost: this.cost,
         runs,
         time_ns: timeOf(clock, target),
         lastStep: lastStep(clock),
@@ -270,7 +301,7 @@ export class LessonController extends PlaybackController<LessonState, LessonView
         slot.bursts.push(...view.bursts)
       }
       slot.view = view
-      const bursts = burstInfos(slot.bursts, slot.sources)
+      const bursts = burstInfos(slot.bursts, slot.sources, { names: this.partNames, ns: slot.timeline.burstParts })
       const prevBursts = k > 0 ? burstsAtStep(slot.timeline, clock.stepAt[r][k - 1]) : 0
       const stepBursts = bursts.slice(prevBursts)
       const records = recordsAtStep(slot.timeline, clock.stepAt[r], k)

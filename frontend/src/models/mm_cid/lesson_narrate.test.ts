@@ -149,6 +149,22 @@ describe('bursts and totals', () => {
     expect(narrateBurst(b[1])).toBe("burst: thread 2 swept area[0] (16 KiB, 256 lines) on CPU 1 in 9.000 µs — data from CPU 0's cache: another core's cache in the same L3")
   })
 
+  it("says why a burst cost what it did, from its parts (cost model v2), not from a fixed sentence", () => {
+    const names = ['core', 'l2', 'llc', 'remote', 'dram', 'rfo', 'idle_flush', 'capacity', 'bandwidth', 'tlb',
+      'cstate_exit', 'contention', 'lock_handoff', 'lock_spin', 'first_touch']
+    const parts = (set: Record<string, number>) => names.map((n) => set[n] ?? 0)
+    const b = burstInfos(
+      [
+        { ts_ns: 1, tid: 1, cpu: 0, index: 3, cost_ns: 12236, warmup: false },
+        { ts_ns: 2, tid: 1, cpu: 0, index: 3, cost_ns: 300, warmup: false },
+      ],
+      ['core', 'core'],
+      { names, ns: [parts({ core: 288, tlb: 60, first_touch: 11888 }), parts({ core: 290, tlb: 10 })] },
+    )
+    expect(narrateBurst(b[0])).toMatch(/in 12\.236 µs — data from .*; why: 12\.236 µs: 11\.888 µs first touch \(page faults on the first write to each page\)$/)
+    expect(narrateBurst(b[1])).toMatch(/; why: 300 ns: the sweep's own work \(290 ns\); .*hidden under that work$/)
+  })
+
   it("the benchmark's totals: v6.12 pays for the pulled areas, v6.13 does not", () => {
     const t12 = costTotals(runs.bench612.bursts)
     const t13 = costTotals(runs.bench613.bursts)

@@ -16,6 +16,7 @@ import { type BurstCost, type SimEvent, type Topology } from '../../core/shared/
 import { MM_CID_F_OVER_ALLOWED, MM_CID_F_TASK_ALLOWED, MM_CID_F_WAITED, type MmCidPath, type MmCidRecord } from './types'
 import { SOURCE_WORDS, isTransfer, type BurstSource } from '../../core/lesson/lesson_timeline'
 import { formatDuration, formatT } from '../../core/shared/units'
+import { costBreakdown, explainCost, type CostBreakdown } from '../../core/sim/cost_parts'
 
 /** A burst with where its data came from (derived: burstInfos). */
 export interface BurstInfo extends BurstCost {
@@ -24,18 +25,22 @@ export interface BurstInfo extends BurstCost {
   source: BurstSource
   /** The CPU that swept the same area last before this burst (null: first touch). */
   fromCpu: number | null
+  /** Its cost by mechanism (cost model v2), or null (v1, or no parts read). */
+  breakdown?: CostBreakdown | null
 }
 
 /**
  * Bursts with their source (from the lines each level served, RunTimeline.burstLines)
  * and the CPU that last swept the same area before each.
  */
-export function burstInfos(bursts: readonly BurstCost[], sources: readonly BurstSource[]): BurstInfo[] {
+export function burstInfos(bursts: readonly BurstCost[], sources: readonly BurstSource[],
+  parts?: { names: readonly string[]; ns: readonly (readonly number[])[] }): BurstInfo[] {
   const last = new Map<number, number>()
   return bursts.map((b, n) => {
     const fromCpu = last.get(b.index) ?? null
     last.set(b.index, b.cpu)
-    return { ...b, n, source: sources[n] ?? 'unknown', fromCpu }
+    const ns = parts?.ns[n]
+    return { ...b, n, source: sources[n] ?? 'unknown', fromCpu, breakdown: ns && parts ? costBreakdown(parts.names, ns) : null }
   })
 }
 
@@ -194,10 +199,11 @@ export function narrateBurst(b: BurstInfo, topology?: Topology, warmupSweeps = 0
     const z = llcOf(topology, b.cpu)
     from = `CPU ${b.fromCpu}'s cache${a && z && a !== z ? ` (${a} → ${z})` : a ? ` (${a})` : ''}: ${SOURCE_WORDS[b.source]}`
   }
+  const why = b.breakdown ? `; why: ${explainCost(b.breakdown)}` : ''
   if (b.warmup) {
-    return `warm-up (not measured): thread ${b.tid} swept ${what}${warmupSweeps ? ` ${warmupSweeps} times` : ''} on CPU ${b.cpu} in ${formatDuration(b.cost_ns)}; the first sweep's data came from ${from}`
+    return `warm-up (not measured): thread ${b.tid} swept ${what}${warmupSweeps ? ` ${warmupSweeps} times` : ''} on CPU ${b.cpu} in ${formatDuration(b.cost_ns)}; the first sweep's data came from ${from}${why}`
   }
-  return `burst: thread ${b.tid} swept ${what} on CPU ${b.cpu} in ${formatDuration(b.cost_ns)} — data from ${from}`
+  return `burst: thread ${b.tid} swept ${what} on CPU ${b.cpu} in ${formatDuration(b.cost_ns)} — data from ${from}${why}`
 }
 
 const NEW_CID: readonly MmCidPath[] = ['RECENT_CID', 'EXPAND_MAX_NR_CID', 'FIRST_FREE']

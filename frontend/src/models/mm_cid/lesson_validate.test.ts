@@ -47,7 +47,7 @@ describe('the shipped mm_cid lesson', () => {
 
   it('the JSON schema describes the same format (version, views, toggles)', () => {
     expect(schema.properties.kscope_lesson.const).toBe(1)
-    expect(schema.$defs.view.enum).toEqual(['picture', 'legend', 'narration', 'costs', 'numbers', 'pcpu', 'chart', 'published'])
+    expect(schema.$defs.view.enum).toEqual(['picture', 'legend', 'narration', 'costs', 'breakdown', 'numbers', 'pcpu', 'chart', 'published'])
     expect(schema.$defs.toggle.enum).toEqual(['no_recent_cid', 'task_nr_cpus_allowed'])
     expect(Object.keys(schema.$defs.step.properties).sort()).toEqual(
       ['at', 'expect', 'id', 'narration', 'notes', 'published', 'quiz', 'scenario', 'title', 'toggles', 'views'])

@@ -6,12 +6,14 @@
  * (views/lesson/LessonPlayer.tsx) says which views to draw (shows), which are
  * highlighted and which one the presenter focused.
  */
-import { useMemo, type ReactNode } from 'react'
+import { useMemo, useState, type ReactNode } from 'react'
 import type { LessonSnapshot } from '../../models/mm_cid/lesson_controller'
 import { lessonDurationMs } from '../../core/lesson/lesson_state'
 import type { LessonStep } from '../../core/lesson/lesson_types'
 import type { ModelStageProps } from '../../models/types'
 import { CostChart } from './CostChart'
+import { CostBreakdownPanel } from '../cost/CostBreakdownPanel'
+import { breakdownRows, maxBack } from './breakdown_rows'
 import { LessonPicture } from './LessonPicture'
 import { VARIANT_LOOK } from './marks'
 import { CostSummary, LessonNarration, MmNumbers, PcpuTable } from './Panels'
@@ -26,6 +28,7 @@ export const VIEW_NAMES: Record<string, string> = {
   legend: 'legend',
   narration: 'what the allocator did',
   costs: 'burst cost',
+  breakdown: 'burst cost by mechanism',
   numbers: 'per-process numbers',
   pcpu: 'per-CPU table',
   chart: 'ns per burst over time',
@@ -38,6 +41,7 @@ export const TAB_NAMES: Record<string, string> = {
   legend: 'legend',
   narration: 'allocator',
   costs: 'burst cost',
+  breakdown: 'why it cost',
   numbers: 'per process',
   pcpu: 'per CPU',
   chart: 'chart',
@@ -67,6 +71,10 @@ export function LessonStage(props: ModelStageProps) {
     () => (topology ? pictureExtent(topology, state.workload.placement, state.workload.threads, runs) : { cpus: [], cells: 8 }),
     [topology, state.workload.placement, state.workload.threads, runs],
   )
+  // The breakdown's browsing: bursts back from the latest (0: the step's own burst), per step.
+  const [browse, setBrowse] = useState({ step: state.step, back: 0 })
+  const back = browse.step === state.step ? Math.min(browse.back, maxBack(runs)) : 0
+  const goBack = (n: number) => setBrowse({ step: state.step, back: Math.max(0, Math.min(n, maxBack(runs))) })
   if (!topology || runs.length === 0) return null
   return (
     <>
@@ -108,6 +116,17 @@ export function LessonStage(props: ModelStageProps) {
         {shows('costs') && (
           <Part id="costs" highlight={highlight('costs')} focused={focusedView === 'costs'}>
             <CostSummary runs={runs} />
+          </Part>
+        )}
+        {shows('breakdown') && view.cost && (
+          <Part id="breakdown" highlight={highlight('breakdown')} focused={focusedView === 'breakdown'}>
+            <CostBreakdownPanel rows={breakdownRows(runs, back)} model={view.cost.model}
+              browse={{
+                label: back === 0 ? "this step's burst (or the latest)" : `${back} burst${back > 1 ? 's' : ''} before the latest`,
+                earlier: back < maxBack(runs) ? () => goBack(back + 1) : null,
+                later: back > 0 ? () => goBack(back - 1) : null,
+              }}
+              background={{ perCoreBytesPerUs: view.cost.background.privateBackgroundBytesPerUs, perLlcBytesPerUs: view.cost.background.llcBackgroundBytesPerUs }} />
           </Part>
         )}
         {shows('numbers') && (

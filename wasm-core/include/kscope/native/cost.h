@@ -11,8 +11,6 @@
 /* The preset's figures (a documented generic set for imported topologies). */
 KS_API int32_t ks_topology_cost_params(const ks_topology *topo, ks_cost_params *out);
 
-/* "idle_flush", ... (stable names for views and JSON); NULL out of range. */
-KS_API const char *ks_cost_part_name(int32_t part);
 
 /* Costs one burst. KS_ERR_INVALID_ARG when an argument is NULL, params are unusable
  * (clock <= 0, demand_mlp < 1, a negative figure, n_cstates out of [0, 4]) or the sweep is
