@@ -29,7 +29,12 @@
  *     tick hook on a grid of 1/hz from time 0, before the events stamped at that
  *     time, as the simulator does. Replaying a kernel, the real ticks' phase is
  *     unknown: the grid is off and the client runs the hook where the trace shows
- *     the tick's work ran (replay_tick);
+ *     the tick's work ran (replay_tick_return). task_work a tick queued runs at the
+ *     task's next return to user space, which the trace marks by an rseq_update: the
+ *     client calls replay_return_to_user there. (A tick-long stretch of one task on a
+ *     CPU certainly took a tick, but running the hook there is not done: the mm's
+ *     scan clock is wrong after an exec the trace does not show, see
+ *     traces/README.md);
  *   - each CPU's rq clock (rq.c): moved at its switches (__schedule), at a
  *     sched_wakeup / sched_wakeup_new whose target it is and a migration onto it
  *     (the enqueue), at a CPU going newly idle (the nohz blocked-load update of
@@ -333,15 +338,41 @@ static void update_busy_clocks(sched_replay *r)
             rq_update_clock(h, cpu);
 }
 
-void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
+static void tick(sched_replay *r, int32_t cpu, int32_t curr, int and_return)
 {
     r->stats.ticks++;
     update_busy_clocks(r);
     CALL(r, tick_before, cpu, curr);
     if (r->ops->tick)
         r->ops->tick(r->host.algo, &r->host, cpu, curr);
+    if (and_return)
+        replay_return_to_user(r, cpu, curr);
     rq_tick_blocked_kick(&r->host, cpu);   /* the tick's nohz_balancer_kick() (rq.c) */
     CALL(r, tick_after, cpu, curr);
+}
+
+void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
+{
+    tick(r, cpu, curr, 0);
+}
+
+/* A kernel's tick that found curr in user space: its task_work runs on the return from the
+ * interrupt, microseconds later, before the idle CPU the tick kicked (nohz_balancer_kick's
+ * IPI) has woken to update the idle clocks: the work reads them as they were. */
+void replay_tick_return(sched_replay *r, int32_t cpu, int32_t curr)
+{
+    tick(r, cpu, curr, 1);
+}
+
+int32_t replay_return_to_user(sched_replay *r, int32_t cpu, int32_t t)
+{
+    ks_sim *h = &r->host;
+    if (t < 0 || t >= h->core.nr_tasks || !(h->tasks[t].flags & TF_NOTIFY_RESUME))
+        return 0;
+    h->tasks[t].flags &= ~TF_NOTIFY_RESUME;
+    if (r->ops->task_work_run)
+        r->ops->task_work_run(h->algo, h, t, cpu);
+    return 1;
 }
 
 /* Replaying a kernel (no tick grid), the busy CPUs' ticks are not traced, but they ran:
@@ -380,6 +411,8 @@ static void busy_tick_kicks(sched_replay *r)
     }
 }
 
+static void place_tick_returns(sched_replay *r, const ks_event *ev, uint64_t ts);
+
 /* The tick grid (replay_set_tick_grid): the ticks of the 1/hz grid up to and including
  * ts, each running the tick hook on every CPU whose current task has an mm. */
 static void run_ticks(sched_replay *r, uint64_t ts)
@@ -389,6 +422,7 @@ static void run_ticks(sched_replay *r, uint64_t ts)
         return;
     while (r->next_tick <= ts) {
         int any = 0;
+        place_tick_returns(r, NULL, r->next_tick);     /* an earlier tick's, in user space */
         for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
             int32_t curr = h->rqs[cpu].curr;
             if (curr < 0 || h->tasks[curr].mm < 0 || h->tasks[curr].state == KS_TASK_DEAD)
@@ -398,6 +432,8 @@ static void run_ticks(sched_replay *r, uint64_t ts)
                 any = 1;
             }
             replay_tick(r, cpu, curr);
+            if (h->tasks[curr].flags & TF_NOTIFY_RESUME)
+                r->cpus[cpu].tick_return = r->next_tick;
         }
         if (!any) {
             /* no task of an mm runs anywhere: skip to the tick after ts, running the
@@ -420,6 +456,41 @@ static void run_ticks(sched_replay *r, uint64_t ts)
     }
 }
 
+/* The tick grid (a simulated trace): where the task a grid tick queued task_work on went
+ * back to user space. The simulator returns it right after the tick, recording an
+ * rseq_update at the tick's time (the client runs the work there, replay_return_to_user),
+ * unless the tick's balance preempted it (its switch-out at the tick's time: the work runs
+ * after its next switch-in). A trace without that rseq_update (kscope before the tick's
+ * task_work was modelled, hand-made traces) returned at the tick: once an event later
+ * than the tick comes, the work runs at the tick's time. */
+static void place_tick_returns(sched_replay *r, const ks_event *ev, uint64_t ts)
+{
+    ks_sim *h = &r->host;
+    for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
+        replay_cpu *c = &r->cpus[cpu];
+        if (!c->tick_return)
+            continue;
+        int32_t t = h->rqs[cpu].curr;
+        if (t < 0 || !(h->tasks[t].flags & TF_NOTIFY_RESUME)) {
+            c->tick_return = 0;
+            continue;
+        }
+        if (ts == c->tick_return) {
+            if (ev && ev->cpu == cpu && ((ev->type == KS_EV_SCHED_SWITCH && ev->u.sched_switch.prev_pid == h->tasks[t].tid) ||
+                                   (ev->type == KS_EV_RSEQ_UPDATE && ev->pid == h->tasks[t].tid)))
+                c->tick_return = 0;     /* preempted, or the return itself (the client's) */
+            continue;                   /* the tick's other records: not yet known */
+        }
+        uint64_t now = h->core.now;
+        h->core.now = c->tick_return;
+        c->tick_return = 0;
+        CALL(r, tick_before, cpu, t);
+        replay_return_to_user(r, cpu, t);
+        CALL(r, tick_after, cpu, t);
+        h->core.now = now;
+    }
+}
+
 static void on_event(sched_replay *r, const ks_event *ev)
 {
     ks_sim *h = &r->host;
@@ -434,6 +505,8 @@ static void on_event(sched_replay *r, const ks_event *ev)
         r->next_tick = (ev->ts_ns / r->tick_ns + 1) * r->tick_ns;
     }
     r->last_ts = ev->ts_ns;
+    if (r->tick_grid)
+        place_tick_returns(r, ev, ev->ts_ns);
     run_ticks(r, ev->ts_ns);
     h->core.now = ev->ts_ns;
     busy_tick_kicks(r);

@@ -36,6 +36,8 @@ typedef struct replay_cpu {
                                has followed it (inside context_switch()); -1 none */
     uint64_t gap_ts;
     uint64_t busy_since;    /* when it last switched from idle to a task (its ticks run) */
+    uint64_t tick_return;   /* tick grid: the tick that queued task_work on the current task
+                               whose return to user space is not placed yet (0 none) */
 } replay_cpu;
 
 /* Counts the host keeps (the fields of ks_conform_summary that are not a model's). */
@@ -93,6 +95,13 @@ int32_t replay_feed(sched_replay *r, const ks_event *evs, uint32_t n);
 void replay_set_tick_grid(sched_replay *r, int32_t on);
 /* The model's tick hook for curr on cpu now, between the client's tick callbacks; counted. */
 void replay_tick(sched_replay *r, int32_t cpu, int32_t curr);
+/* replay_tick for a tick that found curr in user space: the work it queued runs on the
+ * return from the interrupt, before the tick's nohz kick moves the idle CPUs' clocks. */
+void replay_tick_return(sched_replay *r, int32_t cpu, int32_t curr);
+/* Task t, current on cpu, returns to user space (the replay takes its rseq_update events
+ * as the returns: rseq_handle_notify_resume records them there): task_work a tick queued
+ * (sched_task_work_add) runs now, through the model's task_work_run hook. 1 if it ran. */
+int32_t replay_return_to_user(sched_replay *r, int32_t cpu, int32_t t);
 
 void *replay_model(const sched_replay *r);          /* the model's state */
 ks_sim *replay_host(sched_replay *r);                /* for the sched_* accessors */

@@ -37,11 +37,11 @@ class Workload:
     buffer_kb: int  # per-CPU trace buffer in the guest
     about: str
 
-    def argv(self, threads: int | None, seconds: float, delay_ms: int) -> list[str]:
+    def argv(self, threads: int | None, seconds: float, delay_ms: int, pin: bool = True) -> list[str]:
         n = str(threads or self.default_threads)
         s = f"{seconds:g}"
-        if self.name == "intermittent":
-            return [f"/work/{self.name}", n, str(delay_ms), s]
+        if self.name == "intermittent":  # its 4th argument PIN: 1 thread i on CPU i % ncpu, 0 not pinned
+            return [f"/work/{self.name}", n, str(delay_ms), s] + ([] if pin else ["0"])
         if self.name == "rt":
             return [f"/work/{self.name}", n, "1000", s, "99"]
         if self.name == "hackbench":
