@@ -505,9 +505,9 @@ static void on_event(sched_replay *r, const ks_event *ev)
         r->next_tick = (ev->ts_ns / r->tick_ns + 1) * r->tick_ns;
     }
     r->last_ts = ev->ts_ns;
+    run_ticks(r, ev->ts_ns);
     if (r->tick_grid)
         place_tick_returns(r, ev, ev->ts_ns);
-    run_ticks(r, ev->ts_ns);
     h->core.now = ev->ts_ns;
     busy_tick_kicks(r);
     int32_t cpu = ev->cpu;

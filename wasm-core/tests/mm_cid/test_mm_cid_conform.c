@@ -428,7 +428,58 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     CHECK_EQ_INT(s.gaps, 1);
 }
 
+/*
+ * A simulated trace (tick grid, HZ 250 from 0): the tick's task_work runs on the task's
+ * return to user space. Process 500 (v6.12): 500 takes cid 0 on CPU 0 and sleeps at 3 ms.
+ * The scan is due from 101 ms; 501 runs on CPU 1 from 130 ms (cid 1), the tick at 132 ms
+ * queues the scan on it, and the trace shows 501 switched out at that tick's time (the
+ * tick's balance preempted it): the work waits for its next return to user, after its
+ * switch-in at 150 ms. So 502, on CPU 2 at 136 ms, still finds 0 taken and gets 2; after
+ * the scan at 150 ms (CPU 0's idle cid 0 dropped: its clock reads 128 ms, the simulator's
+ * housekeeping update; then CPU 2's 2 by compaction) 503 gets 0. A scan inside the tick
+ * (before the task_work was modelled) gave 502 cid 0.
+ */
+static void build_preempted_tick_trace(hand *h, uint64_t out_ts)
+{
+    const int tg = 500;
+    h->n = 0;
+    hand_switch(h, 1 * MS, 0, 0, 500, tg);
+    hand_rseq(h, 1 * MS + 1000, 0, 500, 0, tg);
+    hand_fork(h, 2 * MS, 0, 500, 501, tg);
+    hand_fork(h, 2 * MS + 1000, 0, 500, 502, tg);
+    hand_fork(h, 2 * MS + 2000, 0, 500, 503, tg);
+    hand_switch(h, 3 * MS, 0, 500, 0, tg);
+    hand_switch(h, 130 * MS + 500, 1, 0, 501, tg);
+    hand_rseq(h, 130 * MS + 1000, 1, 501, 1, tg);
+    hand_switch(h, out_ts, 1, 501, 0, tg);                   /* at the tick: preempted */
+    hand_switch(h, 136 * MS, 2, 0, 502, tg);
+    hand_rseq(h, 136 * MS + 1000, 2, 502, out_ts == 132 * MS ? 2 : 0, tg);
+    hand_switch(h, 137 * MS, 2, 502, 0, tg);
+    hand_switch(h, 150 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 150 * MS + 1000, 1, 501, 1, tg);            /* the queued scan runs first */
+    hand_switch(h, 160 * MS, 3, 0, 503, tg);
+    hand_rseq(h, 160 * MS + 1000, 3, 503, out_ts == 132 * MS ? 0 : 2, tg);
+}
+
+static void grid_tick_work_runs_after_a_preempting_switch(void)
+{
+    hand h;
+    build_preempted_tick_trace(&h, 132 * MS);
+    ks_conform_summary s = replay_with("v6.12", KS_CONFORM_SCAN_AT_TICK, h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.compared, 5);
+    CHECK_EQ_INT(s.scans, 1);
+    CHECK_EQ_INT(s.agree, 5);
+    /* 501 not preempted by the tick (its switch-out comes 1 ms later): it returned to user
+     * space at 132 ms and scanned there, so 502 gets 0 (and 503, after compaction, 2) */
+    build_preempted_tick_trace(&h, 133 * MS);
+    ks_conform_summary u = replay_with("v6.12", KS_CONFORM_SCAN_AT_TICK, h.ev, h.n, NULL);
+    CHECK_EQ_INT(u.scans, 1);
+    CHECK_EQ_INT(u.agree, 5);
+}
+
 const test_case mm_cid_conform_tests[] = {
+    { "conform: a simulated tick's task_work waits for the return after a preempting switch",
+      grid_tick_work_runs_after_a_preempting_switch },
     { "conform: a scan run unseen after a switch-in is named; context_switch events name prev",
       unseen_scan_at_a_return_after_switch_in },
     { "conform: on a kernel the scan runs where the trace shows task_work ran",

@@ -190,6 +190,7 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
         "disagreements_truncated": s["disagree"] > len(disagreements),
     }
     doc["workload"] = workload_agreement(rec, meta, disagreements, doc["disagreements_truncated"])
+    doc["known_start"] = known_start_agreement(rec, disagreements, doc["disagreements_truncated"])
     doc["notes"] = notes(doc, gaps)
     return doc
 
@@ -206,6 +207,21 @@ def workload_agreement(rec: np.ndarray, meta: dict[str, str], disagreements: lis
     return {"tgids": wanted, "compared": compared, "agree": compared - disagree,
             "agreement": (compared - disagree) / compared if compared else None,
             "exact": not truncated}
+
+
+def known_start_agreement(rec: np.ndarray, disagreements: list[dict[str, Any]], truncated: bool
+                          ) -> dict[str, Any]:
+    """Agreement without the processes whose state before the trace showed (a
+    state_before_trace disagreement: a process alive before the trace had cids on its CPUs
+    that no event shows, the replay starts it with none, and its later rseq_updates cascade
+    from that unknown start). Every rseq_update of those processes is left out, agreeing or
+    not; the plain agreement keeps them. Exact only when no disagreement was left unlisted."""
+    excluded = sorted({d["tgid"] for d in disagreements if d["cause"] == "state_before_trace"})
+    mask = (rec["type"] == records.RSEQ) & (rec["r_mm_cid"] >= 0) & ~np.isin(rec["tgid"], excluded)
+    compared = int(mask.sum())
+    disagree = sum(1 for d in disagreements if d["tgid"] not in excluded)
+    return {"excluded_tgids": excluded, "compared": compared, "agree": compared - disagree,
+            "agreement": (compared - disagree) / compared if compared else None, "exact": not truncated}
 
 
 def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
@@ -231,9 +247,16 @@ def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
     for cause, n in doc["causes"].items():
         out.append(f"{n} disagreements: {cause}: {CAUSE_HELP.get(cause, cause)}")
     if doc["scan_at"] == "return":
-        out.append(f"ticks are not traced: the replay queues the scan at modelled ticks (HZ {doc['hz']}) and "
-                   f"at the {doc['unprompted_rseq']} rseq_updates no switch-in or migration explains "
-                   f"(task_work's TIF_NOTIFY_RESUME), and runs it just before the task's rseq_update")
+        out.append(f"ticks are not traced: the scan is task_work a tick queues; the replay runs it at the "
+                   f"{doc['unprompted_rseq']} rseq_updates no switch-in or migration explains (the return "
+                   f"to user space after a tick that found the task in user space: TIF_NOTIFY_RESUME), just "
+                   f"before the update; a tick that found a thread in the kernel ran its work unseen at the "
+                   f"thread's next return, after its next switch-in (scan_not_visible)")
+    known = doc.get("known_start")
+    if known and known["excluded_tgids"] and known["agreement"] is not None:
+        out.append(f"without the processes alive before the trace whose earlier cids decided a disagreement "
+                   f"(tgid {', '.join(map(str, known['excluded_tgids']))}): {known['agree']}/{known['compared']} "
+                   f"({pct(known['agreement'])})")
     return out
 
 
@@ -260,6 +283,10 @@ def render(doc: dict[str, Any]) -> str:
         w = doc["workload"]
         lines.append(f"  workload (tgid {', '.join(map(str, w['tgids']))}): compared {w['compared']}  "
                      f"agree {w['agree']}  agreement {w['agreement']:.4f}")
+    known = doc.get("known_start")
+    if known and known["excluded_tgids"] and known["agreement"] is not None:
+        lines.append(f"  without tgid {', '.join(map(str, known['excluded_tgids']))} (state before the trace): "
+                     f"compared {known['compared']}  agree {known['agree']}  agreement {known['agreement']:.4f}")
     if doc["causes"]:
         lines.append("  causes: " + ", ".join(f"{k} {v}" for k, v in doc["causes"].items()))
     for d in doc["first_disagreements"]:

@@ -16,7 +16,7 @@ CFLAGS = ("-static", "-O2", "-Wall", "-pthread")
 
 SCHED = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup", "sched:sched_wakeup_new",
          "sched:sched_migrate_task", "sched:sched_process_fork", "sched:sched_process_exit",
-         "sched:sched_process_free")
+         "sched:sched_process_free", "sched:sched_process_exec")
 RSEQ = ("rseq:rseq_update",)
 KMEM = ("kmem:kmem_cache_alloc", "kmem:kmem_cache_free")
 # kernel-patches/cpupri-per-node/6.12's tracepoints (a kernel without them just skips them).
