@@ -85,6 +85,9 @@ struct sched_replay {
     int32_t hz;
     int32_t tick_grid;
     uint64_t tick_ns, next_tick;
+    uint64_t *tick_ts;      /* a kernel's recorded ticks (replay_set_ticks) */
+    int32_t *tick_cpu;
+    uint32_t nr_ticks, next_real_tick;
     uint64_t start_ns, last_ts;
     int32_t started;
     replay_stats stats;
@@ -491,6 +494,26 @@ static void place_tick_returns(sched_replay *r, const ks_event *ev, uint64_t ts)
     }
 }
 
+/* The kernel's recorded ticks up to ts (replay_set_ticks): sched_tick() on that CPU found
+ * its current task, whose task_work then waits for its next return to user space. */
+static void recorded_ticks(sched_replay *r, uint64_t ts)
+{
+    ks_sim *h = &r->host;
+    uint64_t now = h->core.now;
+    while (r->next_real_tick < r->nr_ticks && r->tick_ts[r->next_real_tick] <= ts) {
+        uint64_t at = r->tick_ts[r->next_real_tick];
+        int32_t cpu = r->tick_cpu[r->next_real_tick++];
+        if (cpu < 0 || cpu >= h->nr_cpus || at < r->last_ts)
+            continue;
+        int32_t curr = h->rqs[cpu].curr;
+        if (curr < 0 || h->tasks[curr].mm < 0 || h->tasks[curr].state == KS_TASK_DEAD)
+            continue;
+        h->core.now = at;
+        replay_tick(r, cpu, curr);
+    }
+    h->core.now = now > h->core.now ? now : h->core.now;
+}
+
 static void on_event(sched_replay *r, const ks_event *ev)
 {
     ks_sim *h = &r->host;
@@ -504,6 +527,7 @@ static void on_event(sched_replay *r, const ks_event *ev)
         r->start_ns = ev->ts_ns;
         r->next_tick = (ev->ts_ns / r->tick_ns + 1) * r->tick_ns;
     }
+    recorded_ticks(r, ev->ts_ns);
     r->last_ts = ev->ts_ns;
     run_ticks(r, ev->ts_ns);
     if (r->tick_grid)
@@ -595,6 +619,8 @@ void replay_free(sched_replay *r)
     imap_free(&r->pid_tgid);
     imap_free(&r->tgid_mm);
     imap_free(&r->mm_born);
+    free(r->tick_ts);
+    free(r->tick_cpu);
     free(r);
 }
 
@@ -714,6 +740,23 @@ int32_t replay_feed(sched_replay *r, const ks_event *evs, uint32_t n)
     }
     free(act);
     return KS_OK;
+}
+
+int32_t replay_set_ticks(sched_replay *r, const uint64_t *ts, const int32_t *cpu, uint32_t n)
+{
+    free(r->tick_ts);
+    free(r->tick_cpu);
+    r->tick_ts = malloc((size_t)n * sizeof *ts + 1);
+    r->tick_cpu = malloc((size_t)n * sizeof *cpu + 1);
+    r->nr_ticks = r->next_real_tick = 0;
+    if (!r->tick_ts || !r->tick_cpu)
+        return -1;
+    if (n) {
+        memcpy(r->tick_ts, ts, (size_t)n * sizeof *ts);
+        memcpy(r->tick_cpu, cpu, (size_t)n * sizeof *cpu);
+    }
+    r->nr_ticks = n;
+    return 0;
 }
 
 void replay_set_tick_grid(sched_replay *r, int32_t on)

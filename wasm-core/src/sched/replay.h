@@ -93,6 +93,11 @@ int32_t replay_feed(sched_replay *r, const ks_event *evs, uint32_t n);
  * simulator runs it. 0: no grid (a real kernel's tick phase is unknown); the client
  * runs ticks where the trace shows them (replay_tick). */
 void replay_set_tick_grid(sched_replay *r, int32_t on);
+/* A kernel trace that recorded its ticks (timer:hrtimer_expire_entry of the tick handler):
+ * the tick hook runs at those times, on those CPUs, for the task the replay has current
+ * there (before the events stamped at the same time). ts in time order. Copies the arrays.
+ * 0, or -1 out of memory. */
+int32_t replay_set_ticks(sched_replay *r, const uint64_t *ts, const int32_t *cpu, uint32_t n);
 /* The model's tick hook for curr on cpu now, between the client's tick callbacks; counted. */
 void replay_tick(sched_replay *r, int32_t cpu, int32_t curr);
 /* replay_tick for a tick that found curr in user space: the work it queued runs on the

@@ -477,7 +477,75 @@ static void grid_tick_work_runs_after_a_preempting_switch(void)
     CHECK_EQ_INT(u.agree, 5);
 }
 
+/*
+ * A kernel trace that recorded its ticks (ks_conform_set_ticks). Process 500 (v6.12):
+ * 500 takes cid 0 on CPU 0 and sleeps at 3 ms; 501 takes 1 on CPU 1. The scan is due from
+ * 101 ms. 501 is back on CPU 1 at 150 ms and returns to user space; the tick at 152 ms finds
+ * it again in the kernel on its way to block (no rseq_update before its switch-out at
+ * 152.5 ms), so the scan waits for its next return, after its switch-in at 250 ms: 502 (on
+ * CPU 2 at 200 ms) still gets 2; after the scan (CPU 0's idle cid 0 dropped, then CPU 2's 2
+ * by compaction) 503 gets 0. Without the recorded tick nothing shows the scan: 503 gets 3.
+ */
+static int build_recorded_tick_trace(hand *h)
+{
+    const int tg = 500;
+    h->n = 0;
+    hand_switch(h, 1 * MS, 0, 0, 500, tg);
+    hand_rseq(h, 1 * MS + 1000, 0, 500, 0, tg);
+    hand_fork(h, 2 * MS, 0, 500, 501, tg);
+    hand_fork(h, 2 * MS + 1000, 0, 500, 502, tg);
+    hand_fork(h, 2 * MS + 2000, 0, 500, 503, tg);
+    hand_switch(h, 3 * MS, 0, 500, 0, tg);
+    hand_switch(h, 4 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 4 * MS + 1000, 1, 501, 1, tg);
+    hand_switch(h, 5 * MS, 1, 501, 0, tg);
+    hand_switch(h, 150 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 150 * MS + 10000, 1, 501, 1, tg);
+    hand_switch(h, 152 * MS + 500000, 1, 501, 0, tg);       /* blocks: no return since the tick */
+    hand_switch(h, 200 * MS, 2, 0, 502, tg);
+    hand_rseq(h, 200 * MS + 1000, 2, 502, 2, tg);
+    hand_switch(h, 201 * MS, 2, 502, 0, tg);
+    hand_switch(h, 250 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 250 * MS + 10000, 1, 501, 1, tg);          /* the tick's work runs first */
+    hand_switch(h, 260 * MS, 3, 0, 503, tg);
+    hand_rseq(h, 260 * MS + 1000, 3, 503, 0, tg);
+    return h->n;
+}
+
+static void recorded_ticks_place_the_scan_a_trace_cannot_show(void)
+{
+    hand h;
+    int n = build_recorded_tick_trace(&h);
+    ks_conform *c = NULL;
+    CHECK_EQ_INT(ks_conform_new("v6.12", 4, 250, 0, &c), KS_OK);
+    if (!c)
+        return;
+    CHECK_EQ_INT(ks_conform_set_scan_at(c, KS_CONFORM_SCAN_AT_RETURN), KS_OK);
+    const uint64_t ts[] = { 152 * MS };
+    const int32_t cpu[] = { 1 };
+    CHECK_EQ_INT(ks_conform_set_ticks(c, ts, cpu, 1), KS_OK);
+    CHECK_EQ_INT(ks_conform_feed(c, h.ev, (uint32_t)n), KS_OK);
+    ks_conform_summary s;
+    CHECK_EQ_INT(ks_conform_result(c, &s), KS_OK);
+    CHECK_EQ_INT(s.compared, 6);
+    CHECK_EQ_INT(s.scans, 1);
+    CHECK_EQ_INT(s.agree, 6);
+    ks_conform_free(c);
+    /* without it: no scan, and 503's cid is the model's 3 */
+    ks_conform_summary u = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, n, NULL);
+    CHECK_EQ_INT(u.scans, 0);
+    CHECK_EQ_INT(u.agree, 5);
+    /* ticks out of time order are refused */
+    CHECK_EQ_INT(ks_conform_new("v6.12", 4, 250, 0, &c), KS_OK);
+    const uint64_t back[] = { 2 * MS, 1 * MS };
+    const int32_t cpus[] = { 0, 0 };
+    CHECK_EQ_INT(ks_conform_set_ticks(c, back, cpus, 2), KS_ERR_INVALID_ARG);
+    ks_conform_free(c);
+}
+
 const test_case mm_cid_conform_tests[] = {
+    { "conform: a kernel's recorded ticks place the scan at the task's next return",
+      recorded_ticks_place_the_scan_a_trace_cannot_show },
     { "conform: a simulated tick's task_work waits for the return after a preempting switch",
       grid_tick_work_runs_after_a_preempting_switch },
     { "conform: a scan run unseen after a switch-in is named; context_switch events name prev",

@@ -81,8 +81,11 @@ INFERRED = "inferred from the trace (kernel version unknown)"
 
 
 def _replay_once(items: np.ndarray, variant: str, cpus: int, hz: int, max_listed: int, resync: bool,
-                 scan_at: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                 scan_at: str, ticks: list[tuple[int, int]] | None = None
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     with Conform(variant, cpus, hz, max_listed, resync, scan_at) as conf:
+        if ticks and scan_at == "return":
+            conf.set_ticks([t for t, _ in ticks], [c for _, c in ticks])
         conf.feed(items.tobytes())
         return conf.summary(), conf.disagreements()
 
@@ -110,7 +113,8 @@ def _infer(items: np.ndarray, variants: list[str], cpus: int, hz: int, max_liste
 
 def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str = "auto",
            hz: int = DEFAULT_HZ, keep: int = 10, nr_cpus: int = 0, resync: bool = False,
-           lost_events: int = 0, source: str = "trace", max_listed: int = MAX_LISTED) -> dict[str, Any]:
+           lost_events: int = 0, source: str = "trace", max_listed: int = MAX_LISTED,
+           ticks: list[tuple[int, int]] | None = None) -> dict[str, Any]:
     """Replays time-ordered ks_event records (records.RAW) through the mm_cid model.
 
     meta: the capture header (`# kscope:` lines; tasks= names the workload's tid:tgid).
@@ -148,7 +152,7 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
         # A real kernel runs the scan as task_work on a return to user space.
         chosen, decided_by = variant_for_capture(kernel, meta) if variant == "auto" else (variant, "option")
         scan_at = "return"
-        s, listed = _replay_once(items, chosen, cpus, hz, max_listed, resync, scan_at)
+        s, listed = _replay_once(items, chosen, cpus, hz, max_listed, resync, scan_at, ticks)
     else:
         # No kernel release: neither the variant (unless chosen) nor where the scan runs (a real
         # kernel's return to user, or a kscope simulation's tick) is known; the best agreement decides.
@@ -179,7 +183,8 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
         "unknown_mm": s["unknown_mm"], "no_cid": s["no_cid"], "gaps": s["gaps"], "gaps_mm": s["gaps_mm"],
         "switch_gaps": gaps["gaps"], "switches": gaps["switches"], "switch_gaps_by_cpu": gaps["by_cpu"],
         "cold_starts": s["cold_starts"], "missing_migrations": s["missing_migrations"],
-        "ticks": s["ticks"], "scans": s["scans"], "scan_at": scan_at,
+        "ticks": s["ticks"], "recorded_ticks": len(ticks) if ticks and known else 0,
+        "scans": s["scans"], "scan_at": scan_at,
         "scan_at_from": "header" if known else "inferred", "unprompted_rseq": s["unprompted"],
         "tasks": s["nr_tasks"], "mms": s["nr_mms"], "tgid": tgid_info,
         "stopper_migrations": s["stopper_migrations"], "resync": resync, "resyncs": s["resyncs"],
@@ -246,7 +251,11 @@ def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
                    f"(v6.12 / v6.13 / v6.18) can barely differ here")
     for cause, n in doc["causes"].items():
         out.append(f"{n} disagreements: {cause}: {CAUSE_HELP.get(cause, cause)}")
-    if doc["scan_at"] == "return":
+    if doc["scan_at"] == "return" and doc.get("recorded_ticks"):
+        out.append(f"the trace recorded the kernel's ticks ({doc['recorded_ticks']} tick handler runs, "
+                   f"timer:hrtimer_expire_entry): each queues the scan on the task current there, and it runs at "
+                   f"that task's next rseq_update (its return to user space)")
+    elif doc["scan_at"] == "return":
         out.append(f"ticks are not traced: the scan is task_work a tick queues; the replay runs it at the "
                    f"{doc['unprompted_rseq']} rseq_updates no switch-in or migration explains (the return "
                    f"to user space after a tick that found the task in user space: TIF_NOTIFY_RESUME), just "

@@ -18,6 +18,9 @@ SCHED = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup", "sche
          "sched:sched_migrate_task", "sched:sched_process_fork", "sched:sched_process_exit",
          "sched:sched_process_free", "sched:sched_process_exec")
 RSEQ = ("rseq:rseq_update",)
+# The tick handler's hrtimer firing (and every other hrtimer's): where the kernel's ticks ran,
+# which the mm_cid replay needs to place the scan (task_work a tick queues; kscope/conform.py).
+TICKS = ("timer:hrtimer_expire_entry",)
 KMEM = ("kmem:kmem_cache_alloc", "kmem:kmem_cache_free")
 # kernel-patches/cpupri-per-node/6.12's tracepoints (a kernel without them just skips them).
 KSCOPE_CPUPRI = ("kscope:kscope_cpupri_set", "kscope:kscope_cpupri_find")
@@ -54,7 +57,7 @@ class Workload:
 KSCOPE_MM_CID = ("kscope:kscope_mm_cid_get",)
 
 WORKLOADS = {w.name: w for w in (
-    Workload("intermittent", "intermittent.c", "000/003 mm_cid 7e019dc", SCHED + RSEQ + KSCOPE_MM_CID, 8, 4096,
+    Workload("intermittent", "intermittent.c", "000/003 mm_cid 7e019dc", SCHED + RSEQ + TICKS + KSCOPE_MM_CID, 8, 4096,
              "threads take turns (random order, DELAY ms apart), each pinned to its own CPU, "
              "incrementing 16 KiB indexed by its rseq mm_cid"),
     Workload("rt", "rt_periodic.c", "001 cpupri per-node", SCHED + KSCOPE_CPUPRI, 4, 4096,

@@ -100,6 +100,7 @@ struct ks_conform {
     int32_t max_kept;
     int32_t resync;
     int32_t scan_at;        /* KS_CONFORM_SCAN_AT_* */
+    int32_t real_ticks;     /* the trace's own ticks are replayed (ks_conform_set_ticks) */
 };
 
 /* ---- the host's callbacks ------------------------------------------------------------ */
@@ -536,7 +537,8 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
     int due_ret = !unprompted && mmp && ev->ts_ns >= mmp->next_scan;
     if (unprompted) {
         c->sum.unprompted++;
-        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host->rqs[ev->cpu].curr == t)
+        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && !c->real_ticks &&
+            c->host->rqs[ev->cpu].curr == t)
             replay_tick_return(c->r, ev->cpu, t);   /* the tick, then this return */
     }
     /* the return itself: the work a tick queued on t (the one just inferred, or one of the
@@ -668,6 +670,19 @@ int32_t ks_conform_set_scan_at(ks_conform *c, int32_t when)
         return KS_ERR_INVALID_ARG;
     c->scan_at = when;
     replay_set_tick_grid(c->r, when == KS_CONFORM_SCAN_AT_TICK);
+    return KS_OK;
+}
+
+int32_t ks_conform_set_ticks(ks_conform *c, const uint64_t *ts_ns, const int32_t *cpu, uint32_t n)
+{
+    if (!c || (n && (!ts_ns || !cpu)))
+        return KS_ERR_INVALID_ARG;
+    for (uint32_t i = 1; i < n; i++)
+        if (ts_ns[i] < ts_ns[i - 1])
+            return KS_ERR_INVALID_ARG;
+    if (replay_set_ticks(c->r, ts_ns, cpu, n))
+        return KS_ERR_NO_MEMORY;
+    c->real_ticks = n > 0;
     return KS_OK;
 }
 

@@ -140,6 +140,16 @@ KS_API int32_t ks_conform_set_resync(ks_conform *conf, int32_t on);
 #define KS_CONFORM_SCAN_AT_RETURN 1
 KS_API int32_t ks_conform_set_scan_at(ks_conform *conf, int32_t when);
 
+/* The kernel's ticks, when the trace recorded them (timer:hrtimer_expire_entry of the tick
+ * handler, tick_nohz_handler): n (time, CPU) pairs in time order. With them (AT_RETURN)
+ * each tick runs task_tick_mm_cid for the task the replay has current on that CPU, and the
+ * work it queues runs at that task's next rseq_update: right after the tick if the tick
+ * found it in user space, after its next switch-in if it found it in the kernel on its way
+ * to block or be preempted (what a trace without ticks cannot show). An rseq_update no
+ * switch-in explains then infers no tick. Set before feeding; KS_ERR_NO_MEMORY. */
+KS_API int32_t ks_conform_set_ticks(ks_conform *conf, const uint64_t *ts_ns, const int32_t *cpu,
+                                    uint32_t n);
+
 /* Replays n events (in time order; later calls continue the replay). */
 KS_API int32_t ks_conform_feed(ks_conform *conf, const ks_event *evs, uint32_t n);
 
