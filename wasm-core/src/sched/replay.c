@@ -183,7 +183,7 @@ static int32_t new_task(sched_replay *r, int32_t pid, int32_t parent, int32_t cp
         memcpy(h->tasks[t].comm, comm, KS_COMM_LEN);
     if (h->tasks[t].mm >= 0 && (int32_t)r->tgid_mm.len > known_mms)   /* this task made the mm */
         imap_put(&r->mm_born, h->tasks[t].mm, forked);
-    r->tasks[t] = (replay_task){ .forked = forked };
+    r->tasks[t] = (replay_task){ .forked = forked, .migrate_from = -1 };
     r->stats.nr_tasks = h->core.nr_tasks;
     CALL(r, task_new, t);
     /* A task alive before the trace is created as at its start (the simulator's t=0). */
@@ -204,6 +204,23 @@ static void model_migrate(sched_replay *r, int32_t t, int32_t from, int32_t to)
 {
     if (r->ops->migrate)
         r->ops->migrate(r->host.algo, &r->host, t, from, to);
+}
+
+/* The enqueue of a woken task on the CPU its wakeup moved it to: activate_task() calls
+ * sched_mm_cid_migrate_to() there, after set_task_cpu() recorded sched_migrate_task and
+ * just before ttwu_do_activate() records sched_wakeup; with a wake list (an IPI to an idle
+ * target) that is later on the target CPU, and whether the CPU it left runs the mm then
+ * decides whether the cid moves with the task. */
+static void finish_wakeup_migration(sched_replay *r, int32_t t)
+{
+    replay_task *rt = &r->tasks[t];
+    rt->waking = 0;
+    if (rt->migrate_from < 0)
+        return;
+    int32_t from = rt->migrate_from;
+    rt->migrate_from = -1;
+    if (from != r->host.tasks[t].cpu)
+        model_migrate(r, t, from, r->host.tasks[t].cpu);
 }
 
 static void model_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
@@ -245,6 +262,8 @@ static void do_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
             h->rqs[other].curr = -1;
             r->cpus[other].known = 0;       /* the next event there tells who runs */
         }
+        if (r->tasks[next].migrate_from >= 0)
+            finish_wakeup_migration(r, next);   /* its sched_wakeup is missing */
         unpin_if_outside(r, next, cpu);
         if (n->cpu != cpu && r->tasks[next].ran) {
             r->stats.missing_migrations++;  /* its migration is missing: set_task_cpu() */
@@ -571,6 +590,13 @@ static void on_event(sched_replay *r, const ks_event *ev)
         h->tasks[t].cpu = m->dest_cpu;
         rq_update_clock(h, m->dest_cpu);    /* enqueued there next (ttwu_queue, attach_tasks) */
         CALL(r, migrated, t, m->orig_cpu, m->dest_cpu);
+        if (r->tasks[t].waking && h->rqs[m->orig_cpu].curr != t) {
+            /* a wakeup's set_task_cpu(): the model's migrate-to runs at the enqueue, at
+             * its sched_wakeup (finish_wakeup_migration) */
+            if (r->tasks[t].migrate_from < 0)
+                r->tasks[t].migrate_from = m->orig_cpu;
+            break;
+        }
         model_migrate(r, t, m->orig_cpu, m->dest_cpu);
         break;
     }
@@ -585,14 +611,24 @@ static void on_event(sched_replay *r, const ks_event *ev)
         h->tasks[t].state = KS_TASK_DEAD;
         break;
     }
+    case KS_EV_SCHED_WAKING: {
+        reconcile(r, ev, ev->pid);
+        int32_t t = imap_get(&r->pid_task, ev->u.sched_wakeup.pid, -1);
+        if (t >= 0 && h->tasks[t].state != KS_TASK_DEAD)
+            r->tasks[t].waking = 1;
+        break;
+    }
     case KS_EV_SCHED_WAKEUP:
     case KS_EV_SCHED_WAKEUP_NEW: {
         reconcile(r, ev, ev->pid);
+        int32_t woken = imap_get(&r->pid_task, ev->u.sched_wakeup.pid, -1);
         /* recorded by ttwu_do_activate() / wake_up_new_task() right after the target's
          * update_rq_clock(), on whichever CPU took the target's rq lock */
         int32_t target = ev->u.sched_wakeup.target_cpu;
         if (target >= 0 && target < h->nr_cpus)
             rq_update_clock(h, target);
+        if (woken >= 0)
+            finish_wakeup_migration(r, woken);
         break;
     }
     default:

@@ -25,6 +25,9 @@ typedef struct replay_task {
     int32_t ran;            /* switched in at least once (migrations may move its state) */
     int32_t forked;         /* created by a fork event in the trace */
     uint64_t gap_ts;        /* its last gap (0 none) */
+    int32_t waking;         /* a sched_waking named it, its sched_wakeup has not come yet */
+    int32_t migrate_from;   /* a wakeup's migration (set_task_cpu) whose enqueue on the new
+                               CPU has not come yet: the CPU it left (-1 none) */
 } replay_task;
 
 /* ... and of a CPU. */
