@@ -543,7 +543,47 @@ static void recorded_ticks_place_the_scan_a_trace_cannot_show(void)
     ks_conform_free(c);
 }
 
+/*
+ * A wakeup that moves its task (set_task_cpu: sched_migrate_task) enqueues it on the new
+ * CPU later, through a wake list, and sched_mm_cid_migrate_to runs only then. Process 600
+ * (v6.12): 601 last ran on CPU 1 (cid 1). At 10 ms 602 wakes it onto CPU 3; before the
+ * enqueue there (its sched_wakeup, 10.2 ms) 600 starts on CPU 1 and keeps CPU 1's cid 1, so
+ * the migration finds CPU 1 running the mm and leaves the cid there: 601 gets 3 on CPU 3.
+ * Applied at the sched_migrate_task, the model moved cid 1 to CPU 3 and answered 3 and 1.
+ */
+static void wakeup_migration_reaches_the_model_at_the_enqueue(void)
+{
+    hand h;
+    const int tg = 600;
+    h.n = 0;
+    hand_switch(&h, 1 * MS, 0, 0, 600, tg);
+    hand_rseq(&h, 1 * MS + 1000, 0, 600, 0, tg);
+    hand_fork(&h, 2 * MS, 0, 600, 601, tg);
+    hand_fork(&h, 2 * MS + 1000, 0, 600, 602, tg);
+    hand_fork(&h, 2 * MS + 2000, 0, 600, 603, tg);
+    hand_switch(&h, 3 * MS, 0, 600, 0, tg);
+    hand_switch(&h, 4 * MS, 1, 0, 601, tg);
+    hand_rseq(&h, 4 * MS + 1000, 1, 601, 1, tg);
+    hand_switch(&h, 5 * MS, 1, 601, 0, tg);
+    hand_switch(&h, 6 * MS, 2, 0, 602, tg);
+    hand_rseq(&h, 6 * MS + 1000, 2, 602, 2, tg);
+    ks_event *w = hand_add(&h, 10 * MS, KS_EV_SCHED_WAKING, 2, 602, tg);
+    w->u.sched_wakeup.pid = 601;
+    w->u.sched_wakeup.target_cpu = 3;
+    hand_migrate(&h, 10 * MS + 1000, 2, 602, 601, 1, 3, tg);
+    hand_switch(&h, 10 * MS + 100000, 1, 0, 603, tg);
+    hand_rseq(&h, 10 * MS + 101000, 1, 603, 1, tg);
+    hand_wakeup(&h, 10 * MS + 200000, 3, 0, 601, 3, tg);     /* the enqueue, on CPU 3 */
+    hand_switch(&h, 10 * MS + 300000, 3, 0, 601, tg);
+    hand_rseq(&h, 10 * MS + 301000, 3, 601, 3, tg);
+    ks_conform_summary s = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.compared, 5);
+    CHECK_EQ_INT(s.agree, 5);
+}
+
 const test_case mm_cid_conform_tests[] = {
+    { "conform: a wakeup's migration reaches the model at the enqueue (sched_wakeup)",
+      wakeup_migration_reaches_the_model_at_the_enqueue },
     { "conform: a kernel's recorded ticks place the scan at the task's next return",
       recorded_ticks_place_the_scan_a_trace_cannot_show },
     { "conform: a simulated tick's task_work waits for the return after a preempting switch",
