@@ -360,7 +360,7 @@ static void update_busy_clocks(sched_replay *r)
             rq_update_clock(h, cpu);
 }
 
-static void tick(sched_replay *r, int32_t cpu, int32_t curr, int and_return)
+static void tick(sched_replay *r, int32_t cpu, int32_t curr, int and_return, int kick)
 {
     r->stats.ticks++;
     update_busy_clocks(r);
@@ -369,13 +369,14 @@ static void tick(sched_replay *r, int32_t cpu, int32_t curr, int and_return)
         r->ops->tick(r->host.algo, &r->host, cpu, curr);
     if (and_return)
         replay_return_to_user(r, cpu, curr);
-    rq_tick_blocked_kick(&r->host, cpu);   /* the tick's nohz_balancer_kick() (rq.c) */
+    if (kick)
+        rq_tick_blocked_kick(&r->host, cpu);   /* the tick's nohz_balancer_kick() (rq.c) */
     CALL(r, tick_after, cpu, curr);
 }
 
 void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
 {
-    tick(r, cpu, curr, 0);
+    tick(r, cpu, curr, 0, 1);
 }
 
 /* A kernel's tick that found curr in user space: its task_work runs on the return from the
@@ -383,7 +384,7 @@ void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
  * IPI) has woken to update the idle clocks: the work reads them as they were. */
 void replay_tick_return(sched_replay *r, int32_t cpu, int32_t curr)
 {
-    tick(r, cpu, curr, 1);
+    tick(r, cpu, curr, 1, 1);
 }
 
 int32_t replay_return_to_user(sched_replay *r, int32_t cpu, int32_t t)
@@ -528,9 +529,26 @@ static void recorded_ticks(sched_replay *r, uint64_t ts)
         if (curr < 0 || h->tasks[curr].mm < 0 || h->tasks[curr].state == KS_TASK_DEAD)
             continue;
         h->core.now = at;
-        replay_tick(r, cpu, curr);
+        /* the kick's blocked-load update runs on the idle CPU it wakes (kick_ilb's IPI),
+         * after the ticked task's return to user, as replay_tick_return assumes: it is
+         * applied at the next event of this CPU */
+        tick(r, cpu, curr, 0, 0);
+        r->cpus[cpu].kick_at = at;
     }
     h->core.now = now > h->core.now ? now : h->core.now;
+}
+
+/* A recorded tick's nohz kick, once the ticked CPU's next event came (recorded_ticks). */
+static void late_kick(sched_replay *r, int32_t cpu)
+{
+    ks_sim *h = &r->host;
+    if (!r->cpus[cpu].kick_at)
+        return;
+    uint64_t now = h->core.now;
+    h->core.now = r->cpus[cpu].kick_at;
+    r->cpus[cpu].kick_at = 0;
+    rq_tick_blocked_kick(h, cpu);
+    h->core.now = now;
 }
 
 static void on_event(sched_replay *r, const ks_event *ev)
@@ -636,6 +654,8 @@ static void on_event(sched_replay *r, const ks_event *ev)
         break;
     }
     CALL(r, event, ev);
+    if (r->cpus[cpu].kick_at && ev->ts_ns > r->cpus[cpu].kick_at)
+        late_kick(r, cpu);
 }
 
 /* ---- API --------------------------------------------------------------------------- */

@@ -39,6 +39,7 @@ typedef struct replay_cpu {
                                has followed it (inside context_switch()); -1 none */
     uint64_t gap_ts;
     uint64_t busy_since;    /* when it last switched from idle to a task (its ticks run) */
+    uint64_t kick_at;       /* a recorded tick's nohz kick not yet applied (0 none) */
     uint64_t tick_return;   /* tick grid: the tick that queued task_work on the current task
                                whose return to user space is not placed yet (0 none) */
 } replay_cpu;
