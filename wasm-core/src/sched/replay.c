@@ -206,11 +206,11 @@ static void model_migrate(sched_replay *r, int32_t t, int32_t from, int32_t to)
         r->ops->migrate(r->host.algo, &r->host, t, from, to);
 }
 
-/* The enqueue of a woken task on the CPU its wakeup moved it to: activate_task() calls
- * sched_mm_cid_migrate_to() there, after set_task_cpu() recorded sched_migrate_task and
- * just before ttwu_do_activate() records sched_wakeup; with a wake list (an IPI to an idle
- * target) that is later on the target CPU, and whether the CPU it left runs the mm then
- * decides whether the cid moves with the task. */
+/* The enqueue of a woken task on the CPU its wakeup moved it to: activate_task() calls the
+ * model's migrate hook there (ENQUEUE_MIGRATED), after set_task_cpu() recorded
+ * sched_migrate_task and just before ttwu_do_activate() records sched_wakeup; with a wake
+ * list (an IPI to an idle target) that is later, on the target CPU, and what the CPU it
+ * left runs by then may decide what the model does (a per-CPU id may stay there). */
 static void finish_wakeup_migration(sched_replay *r, int32_t t)
 {
     replay_task *rt = &r->tasks[t];
