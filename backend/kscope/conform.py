@@ -63,18 +63,43 @@ def variant_for_kernel(kernel: str, algo: str | None = None) -> str:
     return str(_conform_module(algo).variant_for_kernel(kernel))
 
 
-def _decode(data: Path, source: str) -> tuple[np.ndarray, formats.DecodeReport]:
+def _decode(data: Path, source: str, ticks: list[tuple[int, int]] | None = None
+            ) -> tuple[np.ndarray, formats.DecodeReport]:
+    """The trace's records in time order; ticks (if given) receives the kernel's recorded ticks."""
     fmt = formats.detect(data, source)
     batches: list[bytes] = []
 
-    def on_batch(raw: memoryview, _arena: bytes) -> None:
+    def on_batch(raw: memoryview, arena: bytes) -> None:
         batches.append(bytes(raw))
+        if ticks is not None and arena:
+            ticks.extend(recorded_ticks(np.frombuffer(bytes(raw), records.RAW), arena))
 
     report = fmt.decode(data, source, on_batch, lambda done: None)
     raw = b"".join(batches)
     items = np.frombuffer(raw, records.RAW)
     order = np.argsort(items.view(records.RECORD)["ts_ns"], kind="stable")  # ties keep the file's order
+    if ticks is not None:
+        ticks.sort()
     return items[order], report
+
+
+# The tick's hrtimer (tick_sched_timer until 6.9, tick_nohz_handler since): its
+# timer:hrtimer_expire_entry records are the kernel's ticks, on the CPU they fire on.
+TICK_FUNCTIONS = (b"function=tick_nohz_handler", b"function=tick_sched_timer")
+
+
+def recorded_ticks(items: np.ndarray, arena: bytes) -> list[tuple[int, int]]:
+    """(ts_ns, cpu) of every tick handler run among a batch's generic records."""
+    rec = items.view(records.RECORD)
+    out = []
+    for i in np.flatnonzero(rec["type"] == records.GENERIC):
+        name_off, fields_off = int(rec["g_name_off"][i]), int(rec["g_fields_off"][i])
+        if arena[name_off:name_off + 21] != b"hrtimer_expire_entry\0":
+            continue
+        fields = arena[fields_off:arena.find(b"\0", fields_off)]
+        if any(f in fields for f in TICK_FUNCTIONS):
+            out.append((int(rec["ts_ns"][i]), int(rec["cpu"][i])))
+    return out
 
 
 def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
@@ -94,12 +119,13 @@ def run(path: Path, variant: str = "auto", hz: int = DEFAULT_HZ, keep: int = 10,
             decompress(path, source, kind, data, Limits(settings.max_decompressed_bytes,
                                                         settings.max_compression_ratio))
         meta, _sysfs = read_capture_header(data)
-        items, report = _decode(data, source)
+        ticks: list[tuple[int, int]] = []
+        items, report = _decode(data, source, ticks)
     items, buffer = one_buffer(items, report.extra.get("buffers") or [""], module.COMPARED_TYPE)
     kernel = meta.get("kernel") or str(report.extra.get("uname") or "")
     cpus = nr_cpus or int(meta.get("smp") or 0) or report.nr_cpus
     doc = module.replay(items, meta, kernel, variant=variant, hz=hz, keep=keep, nr_cpus=cpus, resync=resync,
-                        lost_events=report.lost_events, source=source)
+                        lost_events=report.lost_events, source=source, **({"ticks": ticks} if ticks else {}))
     return {"file": str(path), "format": report.format, **({"buffer": buffer} if buffer is not None else {}), **doc}
 
 

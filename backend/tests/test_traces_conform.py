@@ -24,6 +24,9 @@ def test_agreement_not_below_recorded(name: str) -> None:
     assert round(doc["agreement"], 4) >= want["agreement"], (doc["causes"], doc["first_disagreements"][:3])
     if want["workload_agreement"] is not None:
         assert round(doc["workload"]["agreement"], 4) >= want["workload_agreement"]
+    if want.get("known_start_agreement") is not None:
+        assert doc["known_start"]["excluded_tgids"]
+        assert round(doc["known_start"]["agreement"], 4) >= want["known_start_agreement"]
     # every disagreement carries a cause and a sentence; the counts add up
     assert sum(doc["causes"].values()) == doc["disagree"]
     assert all(d["why"] and d["cause"] in doc["causes"] for d in doc["disagreements"])

@@ -196,6 +196,7 @@ def test_workload_result_and_exit_status() -> None:
 def test_workload_argv_shapes() -> None:
     w = workloads.WORKLOADS
     assert w["intermittent"].argv(8, 2.0, 200) == ["/work/intermittent", "8", "200", "2"]
+    assert w["intermittent"].argv(8, 0.5, 10, pin=False) == ["/work/intermittent", "8", "10", "0.5", "0"]
     assert w["rt"].argv(None, 1.5, 0) == ["/work/rt", "4", "1000", "1.5", "99"]
     assert w["hackbench"].argv(2, 1.0, 0) == ["/work/hackbench", "1", "2", "1"]
     assert w["mmap"].argv(3, 1.0, 0) == ["/work/mmap", "3", "1"]

@@ -328,7 +328,100 @@ static void replay_host_drives_any_model(void)
     replay_free(r);
 }
 
+/* ---- task_work: queued by a tick, run on the return to user space ---------------------- */
+
+/* Long warm-up bursts: the ticks find the threads running. */
+static const char tw_json[] =
+    "{\"name\": \"tw\", \"duration_ms\": 120, \"processes\": [{\"kind\": \"intermittent\","
+    " \"comm\": \"tw\", \"cpus\": [0, 1, 2], \"delay_ms\": 2, \"order\": \"fixed\","
+    " \"warmup_sweeps\": 20000, \"loops\": 3}]}";
+
+typedef struct tw_state {
+    int32_t queued, ran, ran_at_tick;
+    int32_t pending[64];
+    uint64_t queued_at[64];
+} tw_state;
+
+static void tw_tick(void *st, ks_sim *sim, int32_t cpu, int32_t curr)
+{
+    tw_state *w = st;
+    (void)cpu;
+    if (curr < 0 || curr >= 64 || w->pending[curr])
+        return;
+    w->pending[curr] = 1;
+    w->queued++;
+    w->queued_at[curr] = sched_now(sim);
+    sched_task_work_add(sim, curr);
+}
+
+static void tw_run(void *st, ks_sim *sim, int32_t task, int32_t cpu)
+{
+    tw_state *w = st;
+    CHECK_EQ_INT(sched_cpu_curr(sim, cpu), task);       /* on its own way back to user */
+    CHECK(w->pending[task]);
+    w->pending[task] = 0;
+    w->ran++;
+    if (sched_now(sim) == w->queued_at[task])
+        w->ran_at_tick++;
+}
+
+static int32_t tw_cid(const void *st, const ks_sim *sim, int32_t task)
+{
+    (void)st, (void)sim, (void)task;
+    return 3;
+}
+
+static const ks_sched_ops tw_ops = {
+    .name = "tw", .tick = tw_tick, .task_work_run = tw_run, .rseq_cid = tw_cid,
+};
+
+/* A tick that finds a thread running in user space queues its task_work; the work runs on
+ * the return from that interrupt (at the tick's time), where TIF_NOTIFY_RESUME makes rseq
+ * record an rseq_update that follows no switch-in, as on a kernel. Before the tick's work
+ * was modelled the hook ran inside the tick and no such rseq_update existed. */
+static void task_work_runs_on_the_return_to_user(void)
+{
+    test_sim t = test_sim_new("classroom-8", tw_json, 1, NULL);
+    CHECK_EQ_INT(t.status, KS_OK);
+    if (t.status != KS_OK)
+        return;
+    static tw_state w;
+    memset(&w, 0, sizeof w);
+    t.sim->ops = &tw_ops;
+    t.sim->algo = &w;
+    int32_t last_in[8];
+    for (int i = 0; i < 8; i++)
+        last_in[i] = -1;
+    int32_t unprompted = 0, prompted = 0;
+    ks_event ev;
+    int32_t produced;
+    while (ks_sim_step(t.sim, &ev, &produced) == KS_OK && produced) {
+        if (ev.cpu < 0 || ev.cpu >= 8)
+            continue;
+        if (ev.type == KS_EV_SCHED_SWITCH) {
+            last_in[ev.cpu] = ev.u.sched_switch.next_pid;
+        } else if (ev.type == KS_EV_RSEQ_UPDATE) {
+            CHECK_EQ_INT(ev.u.rseq_update.mm_cid, 3);
+            if (last_in[ev.cpu] == ev.pid)
+                prompted++;
+            else {
+                unprompted++;
+                CHECK_EQ_INT(ev.ts_ns % 4000000ull, 0);     /* at a tick (HZ 250 from 0) */
+            }
+            last_in[ev.cpu] = -1;
+        }
+    }
+    CHECK(w.queued > 3);
+    CHECK(w.ran >= w.queued - 3);                       /* at most one pending per thread */
+    CHECK(w.ran_at_tick > 0);
+    CHECK_EQ_INT(unprompted, w.ran_at_tick);            /* one rseq_update per tick return */
+    CHECK(prompted > 0);
+    test_sim_free(&t);
+}
+
 const test_case sched_hooks_tests[] = {
+    { "sched hooks: a tick's task_work runs on the return to user space, then rseq_update",
+      task_work_runs_on_the_return_to_user },
     { "replay host: drives a test model from events (forks, gaps, growth, ticks)", replay_host_drives_any_model },
     { "sched hooks: find_lowest_rq steers RT placement, default unchanged", find_lowest_rq_hook_steers_rt_placement },
     { "sched hooks: kmem_cache alloc/free reach the model with cpu, task, cache", allocator_hooks_get_the_cpu_task_and_cache },

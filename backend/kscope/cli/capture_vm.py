@@ -15,8 +15,8 @@ def run(args: argparse.Namespace) -> int:
     request = capture_vm.VmRequest(workload=args.workload, seconds=args.seconds, output=Path(args.output),
                                    kernel=args.kernel, smp=args.smp, numa=args.numa, memory_mib=args.memory,
                                    cmdline=" ".join(args.cmdline or []), threads=args.threads,
-                                   delay_ms=args.delay_ms, accel=args.accel, tcg_thread=args.tcg_thread,
-                                   timeout=args.timeout,
+                                   delay_ms=args.delay_ms, pin=not args.no_pin, accel=args.accel,
+                                   tcg_thread=args.tcg_thread, timeout=args.timeout,
                                    install=not args.no_install, patches=args.patches)
     try:
         document = capture_vm.capture_vm(request)
@@ -49,6 +49,8 @@ def add_parser(sub: Any) -> None:
     vm.add_argument("--seconds", type=float, default=2.0, help="how long the workload runs (default 2)")
     vm.add_argument("--threads", type=positive, help="workload threads/processes (default: per workload)")
     vm.add_argument("--delay-ms", type=non_negative, default=200, help="intermittent: delay between turns (default 200)")
+    vm.add_argument("--no-pin", action="store_true",
+                    help="intermittent: leave the threads unpinned (default: thread i pinned to CPU i %% vCPUs)")
     vm.add_argument("--cmdline", action="append", metavar="ARGS", help="extra kernel command line")
     vm.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"],
                     help="auto: KVM with a short boot timeout, then TCG (default)")

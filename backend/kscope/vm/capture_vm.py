@@ -45,6 +45,7 @@ class VmRequest:
     cmdline: str = ""
     threads: int | None = None
     delay_ms: int = 200
+    pin: bool = True  # intermittent: thread i pinned to CPU i % ncpu (False: the scheduler places them)
     accel: str = "auto"
     tcg_thread: str = "multi"  # "multi" (QEMU's default) or "single": qemu.Machine.tcg_thread
     timeout: float = 300.0  # whole run, per boot attempt's deadline
@@ -232,7 +233,7 @@ def capture_vm(req: VmRequest) -> dict[str, Any]:
     for line in log:
         _say(f"ran: {line}")
     binary = workloads.build(work, req.cache / "bin")
-    argv = work.argv(req.threads, req.seconds, req.delay_ms)
+    argv = work.argv(req.threads, req.seconds, req.delay_ms, req.pin)
     with tempfile.TemporaryDirectory(prefix="kscope-vm-") as tmp:
         init = guest.init_script(argv, list(work.events), work.buffer_kb, limit_s=int(req.seconds * 4) + 30)
         initrd = guest.build_initramfs(busybox, {work.name: binary}, init, Path(tmp) / "initrd.gz")

@@ -62,7 +62,9 @@
  * current there (pid 0 "swapper/N" when idle); sched_waking, sched_migrate_task
  * and sched_wakeup are recorded on the waker's CPU; sched_switch on the
  * switching CPU, followed by rseq_update for a task that registered rseq (the
- * kernel updates rseq on the return to user space after each switch).
+ * kernel updates rseq on the return to user space after each switch), and an
+ * rseq_update after a tick that queued task_work on a running task (task_work_add sets
+ * TIF_NOTIFY_RESUME: the work runs on the return from the interrupt, then rseq).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +183,31 @@ static void emit_rseq(ks_sim *s, int32_t cpu, int32_t task)
     e->cpu_id = cpu;
     e->node_id = s->cpu_info[cpu].node;
     e->mm_cid = sched_task_rseq_cid(s, task);   /* rseq ABI field */
+}
+
+/* resume_user_mode_work(): the task's queued task_work runs (TIF_NOTIFY_RESUME), just
+ * before rseq_handle_notify_resume. */
+static void run_task_work(ks_sim *s, int32_t cpu, int32_t task)
+{
+    s->tasks[task].flags &= ~TF_NOTIFY_RESUME;
+    if (s->ops->task_work_run)
+        s->ops->task_work_run(s->algo, s, task, cpu);
+}
+
+/* The return to user space of a task a tick interrupted (irqentry_exit_to_user_mode):
+ * a pending preemption schedules first (the task returns after its next switch-in, where
+ * sched_schedule runs its work); else the queued work runs, and TIF_NOTIFY_RESUME makes
+ * rseq_handle_notify_resume record an rseq_update there, as the kernel does. Simplified:
+ * the simulator's tasks are always in user space when a tick finds them (their bursts),
+ * so a tick never finds one in the kernel on its way to block. */
+static void tick_return_to_user(ks_sim *s, int32_t cpu)
+{
+    int32_t t = s->rqs[cpu].curr;
+    if (t < 0 || !(s->tasks[t].flags & TF_NOTIFY_RESUME))
+        return;
+    run_task_work(s, cpu, t);
+    if (s->tasks[t].flags & TF_RSEQ)
+        emit_rseq(s, cpu, t);
 }
 
 /* ---- accounting and the CPU timer --------------------------------------- */
@@ -565,6 +592,8 @@ void sched_schedule(ks_sim *s, int32_t cpu, int64_t prev_state, int preempt)
         sim_task *n = &s->tasks[next];
         n->state = KS_TASK_RUNNING;
         n->exec_start = n->slice_start = s->core.now;
+        if (n->flags & TF_NOTIFY_RESUME)                /* work a tick queued before it left */
+            run_task_work(s, cpu, next);
         if (n->flags & TF_RSEQ)
             emit_rseq(s, cpu, next);
         driver_switch_in(s, next);
@@ -755,6 +784,8 @@ void sched_tick(ks_sim *s)
         if (pulled >= 0)
             check_preempt_curr(s, cpu, pulled);
     }
+    for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++)
+        tick_return_to_user(s, cpu);                    /* after the tick's softirq (balance) */
     if (s->timers.size > 0)             /* else nothing can ever happen again: let the run end */
         timer_arm(s, s->slot_tick, s->core.now + SCHED_TICK_NS);
 }
@@ -791,6 +822,11 @@ const cpumask *sched_task_cpus_allowed(const ks_sim *sim, int32_t task)
 void *sched_algo_state(const ks_sim *sim, const ks_sched_ops *ops)
 {
     return sim && sim->ops == ops ? sim->algo : NULL;
+}
+
+void sched_task_work_add(ks_sim *sim, int32_t task)
+{
+    sim->tasks[task].flags |= TF_NOTIFY_RESUME;
 }
 
 void sched_note_access(ks_sim *sim, const ks_access_cost *cost)

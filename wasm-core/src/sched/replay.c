@@ -29,7 +29,12 @@
  *     tick hook on a grid of 1/hz from time 0, before the events stamped at that
  *     time, as the simulator does. Replaying a kernel, the real ticks' phase is
  *     unknown: the grid is off and the client runs the hook where the trace shows
- *     the tick's work ran (replay_tick);
+ *     the tick's work ran (replay_tick_return). task_work a tick queued runs at the
+ *     task's next return to user space, which the trace marks by an rseq_update: the
+ *     client calls replay_return_to_user there. (A tick-long stretch of one task on a
+ *     CPU certainly took a tick, but running the hook there is not done: the mm's
+ *     scan clock is wrong after an exec the trace does not show, see
+ *     traces/README.md);
  *   - each CPU's rq clock (rq.c): moved at its switches (__schedule), at a
  *     sched_wakeup / sched_wakeup_new whose target it is and a migration onto it
  *     (the enqueue), at a CPU going newly idle (the nohz blocked-load update of
@@ -80,6 +85,9 @@ struct sched_replay {
     int32_t hz;
     int32_t tick_grid;
     uint64_t tick_ns, next_tick;
+    uint64_t *tick_ts;      /* a kernel's recorded ticks (replay_set_ticks) */
+    int32_t *tick_cpu;
+    uint32_t nr_ticks, next_real_tick;
     uint64_t start_ns, last_ts;
     int32_t started;
     replay_stats stats;
@@ -175,7 +183,7 @@ static int32_t new_task(sched_replay *r, int32_t pid, int32_t parent, int32_t cp
         memcpy(h->tasks[t].comm, comm, KS_COMM_LEN);
     if (h->tasks[t].mm >= 0 && (int32_t)r->tgid_mm.len > known_mms)   /* this task made the mm */
         imap_put(&r->mm_born, h->tasks[t].mm, forked);
-    r->tasks[t] = (replay_task){ .forked = forked };
+    r->tasks[t] = (replay_task){ .forked = forked, .migrate_from = -1 };
     r->stats.nr_tasks = h->core.nr_tasks;
     CALL(r, task_new, t);
     /* A task alive before the trace is created as at its start (the simulator's t=0). */
@@ -196,6 +204,23 @@ static void model_migrate(sched_replay *r, int32_t t, int32_t from, int32_t to)
 {
     if (r->ops->migrate)
         r->ops->migrate(r->host.algo, &r->host, t, from, to);
+}
+
+/* The enqueue of a woken task on the CPU its wakeup moved it to: activate_task() calls the
+ * model's migrate hook there (ENQUEUE_MIGRATED), after set_task_cpu() recorded
+ * sched_migrate_task and just before ttwu_do_activate() records sched_wakeup; with a wake
+ * list (an IPI to an idle target) that is later, on the target CPU, and what the CPU it
+ * left runs by then may decide what the model does (a per-CPU id may stay there). */
+static void finish_wakeup_migration(sched_replay *r, int32_t t)
+{
+    replay_task *rt = &r->tasks[t];
+    rt->waking = 0;
+    if (rt->migrate_from < 0)
+        return;
+    int32_t from = rt->migrate_from;
+    rt->migrate_from = -1;
+    if (from != r->host.tasks[t].cpu)
+        model_migrate(r, t, from, r->host.tasks[t].cpu);
 }
 
 static void model_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
@@ -237,6 +262,8 @@ static void do_switch(sched_replay *r, int32_t prev, int32_t next, int32_t cpu)
             h->rqs[other].curr = -1;
             r->cpus[other].known = 0;       /* the next event there tells who runs */
         }
+        if (r->tasks[next].migrate_from >= 0)
+            finish_wakeup_migration(r, next);   /* its sched_wakeup is missing */
         unpin_if_outside(r, next, cpu);
         if (n->cpu != cpu && r->tasks[next].ran) {
             r->stats.missing_migrations++;  /* its migration is missing: set_task_cpu() */
@@ -333,15 +360,42 @@ static void update_busy_clocks(sched_replay *r)
             rq_update_clock(h, cpu);
 }
 
-void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
+static void tick(sched_replay *r, int32_t cpu, int32_t curr, int and_return, int kick)
 {
     r->stats.ticks++;
     update_busy_clocks(r);
     CALL(r, tick_before, cpu, curr);
     if (r->ops->tick)
         r->ops->tick(r->host.algo, &r->host, cpu, curr);
-    rq_tick_blocked_kick(&r->host, cpu);   /* the tick's nohz_balancer_kick() (rq.c) */
+    if (and_return)
+        replay_return_to_user(r, cpu, curr);
+    if (kick)
+        rq_tick_blocked_kick(&r->host, cpu);   /* the tick's nohz_balancer_kick() (rq.c) */
     CALL(r, tick_after, cpu, curr);
+}
+
+void replay_tick(sched_replay *r, int32_t cpu, int32_t curr)
+{
+    tick(r, cpu, curr, 0, 1);
+}
+
+/* A kernel's tick that found curr in user space: its task_work runs on the return from the
+ * interrupt, microseconds later, before the idle CPU the tick kicked (nohz_balancer_kick's
+ * IPI) has woken to update the idle clocks: the work reads them as they were. */
+void replay_tick_return(sched_replay *r, int32_t cpu, int32_t curr)
+{
+    tick(r, cpu, curr, 1, 1);
+}
+
+int32_t replay_return_to_user(sched_replay *r, int32_t cpu, int32_t t)
+{
+    ks_sim *h = &r->host;
+    if (t < 0 || t >= h->core.nr_tasks || !(h->tasks[t].flags & TF_NOTIFY_RESUME))
+        return 0;
+    h->tasks[t].flags &= ~TF_NOTIFY_RESUME;
+    if (r->ops->task_work_run)
+        r->ops->task_work_run(h->algo, h, t, cpu);
+    return 1;
 }
 
 /* Replaying a kernel (no tick grid), the busy CPUs' ticks are not traced, but they ran:
@@ -380,6 +434,8 @@ static void busy_tick_kicks(sched_replay *r)
     }
 }
 
+static void place_tick_returns(sched_replay *r, const ks_event *ev, uint64_t ts);
+
 /* The tick grid (replay_set_tick_grid): the ticks of the 1/hz grid up to and including
  * ts, each running the tick hook on every CPU whose current task has an mm. */
 static void run_ticks(sched_replay *r, uint64_t ts)
@@ -389,6 +445,7 @@ static void run_ticks(sched_replay *r, uint64_t ts)
         return;
     while (r->next_tick <= ts) {
         int any = 0;
+        place_tick_returns(r, NULL, r->next_tick);     /* an earlier tick's, in user space */
         for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
             int32_t curr = h->rqs[cpu].curr;
             if (curr < 0 || h->tasks[curr].mm < 0 || h->tasks[curr].state == KS_TASK_DEAD)
@@ -398,6 +455,8 @@ static void run_ticks(sched_replay *r, uint64_t ts)
                 any = 1;
             }
             replay_tick(r, cpu, curr);
+            if (h->tasks[curr].flags & TF_NOTIFY_RESUME)
+                r->cpus[cpu].tick_return = r->next_tick;
         }
         if (!any) {
             /* no task of an mm runs anywhere: skip to the tick after ts, running the
@@ -420,6 +479,78 @@ static void run_ticks(sched_replay *r, uint64_t ts)
     }
 }
 
+/* The tick grid (a simulated trace): where the task a grid tick queued task_work on went
+ * back to user space. The simulator returns it right after the tick, recording an
+ * rseq_update at the tick's time (the client runs the work there, replay_return_to_user),
+ * unless the tick's balance preempted it (its switch-out at the tick's time: the work runs
+ * after its next switch-in). A trace without that rseq_update (kscope before the tick's
+ * task_work was modelled, hand-made traces) returned at the tick: once an event later
+ * than the tick comes, the work runs at the tick's time. */
+static void place_tick_returns(sched_replay *r, const ks_event *ev, uint64_t ts)
+{
+    ks_sim *h = &r->host;
+    for (int32_t cpu = 0; cpu < h->nr_cpus; cpu++) {
+        replay_cpu *c = &r->cpus[cpu];
+        if (!c->tick_return)
+            continue;
+        int32_t t = h->rqs[cpu].curr;
+        if (t < 0 || !(h->tasks[t].flags & TF_NOTIFY_RESUME)) {
+            c->tick_return = 0;
+            continue;
+        }
+        if (ts == c->tick_return) {
+            if (ev && ev->cpu == cpu && ((ev->type == KS_EV_SCHED_SWITCH && ev->u.sched_switch.prev_pid == h->tasks[t].tid) ||
+                                   (ev->type == KS_EV_RSEQ_UPDATE && ev->pid == h->tasks[t].tid)))
+                c->tick_return = 0;     /* preempted, or the return itself (the client's) */
+            continue;                   /* the tick's other records: not yet known */
+        }
+        uint64_t now = h->core.now;
+        h->core.now = c->tick_return;
+        c->tick_return = 0;
+        CALL(r, tick_before, cpu, t);
+        replay_return_to_user(r, cpu, t);
+        CALL(r, tick_after, cpu, t);
+        h->core.now = now;
+    }
+}
+
+/* The kernel's recorded ticks up to ts (replay_set_ticks): sched_tick() on that CPU found
+ * its current task, whose task_work then waits for its next return to user space. */
+static void recorded_ticks(sched_replay *r, uint64_t ts)
+{
+    ks_sim *h = &r->host;
+    uint64_t now = h->core.now;
+    while (r->next_real_tick < r->nr_ticks && r->tick_ts[r->next_real_tick] <= ts) {
+        uint64_t at = r->tick_ts[r->next_real_tick];
+        int32_t cpu = r->tick_cpu[r->next_real_tick++];
+        if (cpu < 0 || cpu >= h->nr_cpus || at < r->last_ts)
+            continue;
+        int32_t curr = h->rqs[cpu].curr;
+        if (curr < 0 || h->tasks[curr].mm < 0 || h->tasks[curr].state == KS_TASK_DEAD)
+            continue;
+        h->core.now = at;
+        /* the kick's blocked-load update runs on the idle CPU it wakes (kick_ilb's IPI),
+         * after the ticked task's return to user, as replay_tick_return assumes: it is
+         * applied at the next event of this CPU */
+        tick(r, cpu, curr, 0, 0);
+        r->cpus[cpu].kick_at = at;
+    }
+    h->core.now = now > h->core.now ? now : h->core.now;
+}
+
+/* A recorded tick's nohz kick, once the ticked CPU's next event came (recorded_ticks). */
+static void late_kick(sched_replay *r, int32_t cpu)
+{
+    ks_sim *h = &r->host;
+    if (!r->cpus[cpu].kick_at)
+        return;
+    uint64_t now = h->core.now;
+    h->core.now = r->cpus[cpu].kick_at;
+    r->cpus[cpu].kick_at = 0;
+    rq_tick_blocked_kick(h, cpu);
+    h->core.now = now;
+}
+
 static void on_event(sched_replay *r, const ks_event *ev)
 {
     ks_sim *h = &r->host;
@@ -433,8 +564,11 @@ static void on_event(sched_replay *r, const ks_event *ev)
         r->start_ns = ev->ts_ns;
         r->next_tick = (ev->ts_ns / r->tick_ns + 1) * r->tick_ns;
     }
+    recorded_ticks(r, ev->ts_ns);
     r->last_ts = ev->ts_ns;
     run_ticks(r, ev->ts_ns);
+    if (r->tick_grid)
+        place_tick_returns(r, ev, ev->ts_ns);
     h->core.now = ev->ts_ns;
     busy_tick_kicks(r);
     int32_t cpu = ev->cpu;
@@ -474,6 +608,13 @@ static void on_event(sched_replay *r, const ks_event *ev)
         h->tasks[t].cpu = m->dest_cpu;
         rq_update_clock(h, m->dest_cpu);    /* enqueued there next (ttwu_queue, attach_tasks) */
         CALL(r, migrated, t, m->orig_cpu, m->dest_cpu);
+        if (r->tasks[t].waking && h->rqs[m->orig_cpu].curr != t) {
+            /* a wakeup's set_task_cpu(): the model's migrate-to runs at the enqueue, at
+             * its sched_wakeup (finish_wakeup_migration) */
+            if (r->tasks[t].migrate_from < 0)
+                r->tasks[t].migrate_from = m->orig_cpu;
+            break;
+        }
         model_migrate(r, t, m->orig_cpu, m->dest_cpu);
         break;
     }
@@ -488,14 +629,24 @@ static void on_event(sched_replay *r, const ks_event *ev)
         h->tasks[t].state = KS_TASK_DEAD;
         break;
     }
+    case KS_EV_SCHED_WAKING: {
+        reconcile(r, ev, ev->pid);
+        int32_t t = imap_get(&r->pid_task, ev->u.sched_wakeup.pid, -1);
+        if (t >= 0 && h->tasks[t].state != KS_TASK_DEAD)
+            r->tasks[t].waking = 1;
+        break;
+    }
     case KS_EV_SCHED_WAKEUP:
     case KS_EV_SCHED_WAKEUP_NEW: {
         reconcile(r, ev, ev->pid);
+        int32_t woken = imap_get(&r->pid_task, ev->u.sched_wakeup.pid, -1);
         /* recorded by ttwu_do_activate() / wake_up_new_task() right after the target's
          * update_rq_clock(), on whichever CPU took the target's rq lock */
         int32_t target = ev->u.sched_wakeup.target_cpu;
         if (target >= 0 && target < h->nr_cpus)
             rq_update_clock(h, target);
+        if (woken >= 0)
+            finish_wakeup_migration(r, woken);
         break;
     }
     default:
@@ -503,6 +654,8 @@ static void on_event(sched_replay *r, const ks_event *ev)
         break;
     }
     CALL(r, event, ev);
+    if (r->cpus[cpu].kick_at && ev->ts_ns > r->cpus[cpu].kick_at)
+        late_kick(r, cpu);
 }
 
 /* ---- API --------------------------------------------------------------------------- */
@@ -522,6 +675,8 @@ void replay_free(sched_replay *r)
     imap_free(&r->pid_tgid);
     imap_free(&r->tgid_mm);
     imap_free(&r->mm_born);
+    free(r->tick_ts);
+    free(r->tick_cpu);
     free(r);
 }
 
@@ -641,6 +796,23 @@ int32_t replay_feed(sched_replay *r, const ks_event *evs, uint32_t n)
     }
     free(act);
     return KS_OK;
+}
+
+int32_t replay_set_ticks(sched_replay *r, const uint64_t *ts, const int32_t *cpu, uint32_t n)
+{
+    free(r->tick_ts);
+    free(r->tick_cpu);
+    r->tick_ts = malloc((size_t)n * sizeof *ts + 1);
+    r->tick_cpu = malloc((size_t)n * sizeof *cpu + 1);
+    r->nr_ticks = r->next_real_tick = 0;
+    if (!r->tick_ts || !r->tick_cpu)
+        return -1;
+    if (n) {
+        memcpy(r->tick_ts, ts, (size_t)n * sizeof *ts);
+        memcpy(r->tick_cpu, cpu, (size_t)n * sizeof *cpu);
+    }
+    r->nr_ticks = n;
+    return 0;
 }
 
 void replay_set_tick_grid(sched_replay *r, int32_t on)

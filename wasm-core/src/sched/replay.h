@@ -25,6 +25,9 @@ typedef struct replay_task {
     int32_t ran;            /* switched in at least once (migrations may move its state) */
     int32_t forked;         /* created by a fork event in the trace */
     uint64_t gap_ts;        /* its last gap (0 none) */
+    int32_t waking;         /* a sched_waking named it, its sched_wakeup has not come yet */
+    int32_t migrate_from;   /* a wakeup's migration (set_task_cpu) whose enqueue on the new
+                               CPU has not come yet: the CPU it left (-1 none) */
 } replay_task;
 
 /* ... and of a CPU. */
@@ -36,6 +39,9 @@ typedef struct replay_cpu {
                                has followed it (inside context_switch()); -1 none */
     uint64_t gap_ts;
     uint64_t busy_since;    /* when it last switched from idle to a task (its ticks run) */
+    uint64_t kick_at;       /* a recorded tick's nohz kick not yet applied (0 none) */
+    uint64_t tick_return;   /* tick grid: the tick that queued task_work on the current task
+                               whose return to user space is not placed yet (0 none) */
 } replay_cpu;
 
 /* Counts the host keeps (the fields of ks_conform_summary that are not a model's). */
@@ -91,8 +97,20 @@ int32_t replay_feed(sched_replay *r, const ks_event *evs, uint32_t n);
  * simulator runs it. 0: no grid (a real kernel's tick phase is unknown); the client
  * runs ticks where the trace shows them (replay_tick). */
 void replay_set_tick_grid(sched_replay *r, int32_t on);
+/* A kernel trace that recorded its ticks (timer:hrtimer_expire_entry of the tick handler):
+ * the tick hook runs at those times, on those CPUs, for the task the replay has current
+ * there (before the events stamped at the same time). ts in time order. Copies the arrays.
+ * 0, or -1 out of memory. */
+int32_t replay_set_ticks(sched_replay *r, const uint64_t *ts, const int32_t *cpu, uint32_t n);
 /* The model's tick hook for curr on cpu now, between the client's tick callbacks; counted. */
 void replay_tick(sched_replay *r, int32_t cpu, int32_t curr);
+/* replay_tick for a tick that found curr in user space: the work it queued runs on the
+ * return from the interrupt, before the tick's nohz kick moves the idle CPUs' clocks. */
+void replay_tick_return(sched_replay *r, int32_t cpu, int32_t curr);
+/* Task t, current on cpu, returns to user space (the replay takes its rseq_update events
+ * as the returns: rseq_handle_notify_resume records them there): task_work a tick queued
+ * (sched_task_work_add) runs now, through the model's task_work_run hook. 1 if it ran. */
+int32_t replay_return_to_user(sched_replay *r, int32_t cpu, int32_t t);
 
 void *replay_model(const sched_replay *r);          /* the model's state */
 ks_sim *replay_host(sched_replay *r);                /* for the sched_* accessors */

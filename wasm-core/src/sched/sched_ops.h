@@ -14,6 +14,9 @@
  *                 migrate            activate_task(ENQUEUE_MIGRATED) after set_task_cpu()
  *                 set_cpus_allowed   __do_set_cpus_allowed()
  *                 tick               sched_tick() (on CPUs running a task)
+ *                 task_work_run      resume_user_mode_work() -> task_work_run(): the
+ *                                    task returns to user space with work it queued
+ *                                    (sched_task_work_add, task_work_add(TWA_RESUME))
  *     placement   select_cpu         select_task_rq(): override wakeup/fork placement
  *                 find_lowest_rq     find_lowest_rq() -> cpupri_find(): the RT target of
  *                                    select_task_rq_rt and push_rt_task (the pull side
@@ -72,6 +75,14 @@ typedef struct ks_sched_ops {
     void (*migrate)(void *state, ks_sim *sim, int32_t task, int32_t from_cpu, int32_t to_cpu);
     void (*set_cpus_allowed)(void *state, ks_sim *sim, int32_t task);
     void (*tick)(void *state, ks_sim *sim, int32_t cpu, int32_t curr);
+    /* The task, current on cpu, returns to user space with TIF_NOTIFY_RESUME set by
+     * sched_task_work_add: run the work the model queued (the core clears the flag first;
+     * rseq_update follows, as rseq_handle_notify_resume runs after task_work_run). The
+     * simulator's tasks run in user space between events: they return after each
+     * switch-in and after each tick that finds them running and does not preempt them
+     * (a preempted task returns after its next switch-in). The replay host returns a task
+     * at its rseq_update events (replay_return_to_user). */
+    void (*task_work_run)(void *state, ks_sim *sim, int32_t task, int32_t cpu);
 
 
     /* ---- placement ---- */
@@ -168,6 +179,10 @@ void *sched_algo_state(const ks_sim *sim, const ks_sched_ops *ops);
  * the lowest priority level below the task's, prev_cpu first, then the nearest; -1 if
  * every allowed CPU runs higher RT work. For find_lowest_rq hooks that refine it. */
 int32_t sched_find_lowest_rq(const ks_sim *sim, int32_t task, int32_t prev_cpu);
+
+/* task_work_add(task, work, TWA_RESUME): sets the task's TIF_NOTIFY_RESUME, so the
+ * task_work_run hook runs at its next return to user space (the model keeps which work). */
+void sched_task_work_add(ks_sim *sim, int32_t task);
 
 /* Adds an access the model made (e.g. to mm->cidmask) to the run's statistics. */
 void sched_note_access(ks_sim *sim, const ks_access_cost *cost);

@@ -116,6 +116,8 @@ enum task_flags {
     TF_WARMUP = 1 << 3,         /* intermittent: the burst running now is the warm-up */
     TF_RENDEZVOUS = 1 << 4,     /* intermittent (fixed): the start rendezvous */
     TF_SPINNING = 1 << 5,       /* intermittent (fixed): done, spinning in the exit rendezvous */
+    TF_NOTIFY_RESUME = 1 << 6,  /* TIF_NOTIFY_RESUME: task_work queued (sched_task_work_add) runs
+                                   at the task's next return to user space */
 };
 
 typedef struct sim_task {

@@ -89,14 +89,26 @@ static void idle(script *sc, int32_t cpu)
         rq_newidle_blocked_update(s, cpu);  /* the idle CPUs' clocks (src/sched/rq.c) */
 }
 
+/* The return to user space of curr on cpu: task_work a tick queued runs (the core's
+ * resume_user_mode_work, src/sched/core.c). */
+static void return_to_user(ks_sim *s, int32_t cpu, int32_t curr)
+{
+    if (curr >= 0 && (s->tasks[curr].flags & TF_NOTIFY_RESUME)) {
+        s->tasks[curr].flags &= ~TF_NOTIFY_RESUME;
+        s->ops->task_work_run(s->algo, s, curr, cpu);
+    }
+}
+
 static void tick(script *sc, int32_t cpu)
 {
     if (sc->s->rqs[cpu].curr >= 0) {
         for (int32_t c = 0; c < sc->s->nr_cpus; c++)    /* the busy CPUs' own ticks */
             if (sc->s->rqs[c].curr >= 0)
                 rq_update_clock(sc->s, c);
-        sc->s->ops->tick(sc->s->algo, sc->s, cpu, sc->s->rqs[cpu].curr);
+        int32_t curr = sc->s->rqs[cpu].curr;
+        sc->s->ops->tick(sc->s->algo, sc->s, cpu, curr);
         rq_tick_blocked_kick(sc->s, cpu);               /* nohz_balancer_kick() */
+        return_to_user(sc->s, cpu, curr);               /* the tick interrupted user code */
     }
 }
 

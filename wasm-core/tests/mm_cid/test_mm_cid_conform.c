@@ -428,7 +428,166 @@ static void unseen_scan_at_a_return_after_switch_in(void)
     CHECK_EQ_INT(s.gaps, 1);
 }
 
+/*
+ * A simulated trace (tick grid, HZ 250 from 0): the tick's task_work runs on the task's
+ * return to user space. Process 500 (v6.12): 500 takes cid 0 on CPU 0 and sleeps at 3 ms.
+ * The scan is due from 101 ms; 501 runs on CPU 1 from 130 ms (cid 1), the tick at 132 ms
+ * queues the scan on it, and the trace shows 501 switched out at that tick's time (the
+ * tick's balance preempted it): the work waits for its next return to user, after its
+ * switch-in at 150 ms. So 502, on CPU 2 at 136 ms, still finds 0 taken and gets 2; after
+ * the scan at 150 ms (CPU 0's idle cid 0 dropped: its clock reads 128 ms, the simulator's
+ * housekeeping update; then CPU 2's 2 by compaction) 503 gets 0. A scan inside the tick
+ * (before the task_work was modelled) gave 502 cid 0.
+ */
+static void build_preempted_tick_trace(hand *h, uint64_t out_ts)
+{
+    const int tg = 500;
+    h->n = 0;
+    hand_switch(h, 1 * MS, 0, 0, 500, tg);
+    hand_rseq(h, 1 * MS + 1000, 0, 500, 0, tg);
+    hand_fork(h, 2 * MS, 0, 500, 501, tg);
+    hand_fork(h, 2 * MS + 1000, 0, 500, 502, tg);
+    hand_fork(h, 2 * MS + 2000, 0, 500, 503, tg);
+    hand_switch(h, 3 * MS, 0, 500, 0, tg);
+    hand_switch(h, 130 * MS + 500, 1, 0, 501, tg);
+    hand_rseq(h, 130 * MS + 1000, 1, 501, 1, tg);
+    hand_switch(h, out_ts, 1, 501, 0, tg);                   /* at the tick: preempted */
+    hand_switch(h, 136 * MS, 2, 0, 502, tg);
+    hand_rseq(h, 136 * MS + 1000, 2, 502, out_ts == 132 * MS ? 2 : 0, tg);
+    hand_switch(h, 137 * MS, 2, 502, 0, tg);
+    hand_switch(h, 150 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 150 * MS + 1000, 1, 501, 1, tg);            /* the queued scan runs first */
+    hand_switch(h, 160 * MS, 3, 0, 503, tg);
+    hand_rseq(h, 160 * MS + 1000, 3, 503, out_ts == 132 * MS ? 0 : 2, tg);
+}
+
+static void grid_tick_work_runs_after_a_preempting_switch(void)
+{
+    hand h;
+    build_preempted_tick_trace(&h, 132 * MS);
+    ks_conform_summary s = replay_with("v6.12", KS_CONFORM_SCAN_AT_TICK, h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.compared, 5);
+    CHECK_EQ_INT(s.scans, 1);
+    CHECK_EQ_INT(s.agree, 5);
+    /* 501 not preempted by the tick (its switch-out comes 1 ms later): it returned to user
+     * space at 132 ms and scanned there, so 502 gets 0 (and 503, after compaction, 2) */
+    build_preempted_tick_trace(&h, 133 * MS);
+    ks_conform_summary u = replay_with("v6.12", KS_CONFORM_SCAN_AT_TICK, h.ev, h.n, NULL);
+    CHECK_EQ_INT(u.scans, 1);
+    CHECK_EQ_INT(u.agree, 5);
+}
+
+/*
+ * A kernel trace that recorded its ticks (ks_conform_set_ticks). Process 500 (v6.12):
+ * 500 takes cid 0 on CPU 0 and sleeps at 3 ms; 501 takes 1 on CPU 1. The scan is due from
+ * 101 ms. 501 is back on CPU 1 at 150 ms and returns to user space; the tick at 152 ms finds
+ * it again in the kernel on its way to block (no rseq_update before its switch-out at
+ * 152.5 ms), so the scan waits for its next return, after its switch-in at 250 ms: 502 (on
+ * CPU 2 at 200 ms) still gets 2; after the scan (CPU 0's idle cid 0 dropped, then CPU 2's 2
+ * by compaction) 503 gets 0. Without the recorded tick nothing shows the scan: 503 gets 3.
+ */
+static int build_recorded_tick_trace(hand *h)
+{
+    const int tg = 500;
+    h->n = 0;
+    hand_switch(h, 1 * MS, 0, 0, 500, tg);
+    hand_rseq(h, 1 * MS + 1000, 0, 500, 0, tg);
+    hand_fork(h, 2 * MS, 0, 500, 501, tg);
+    hand_fork(h, 2 * MS + 1000, 0, 500, 502, tg);
+    hand_fork(h, 2 * MS + 2000, 0, 500, 503, tg);
+    hand_switch(h, 3 * MS, 0, 500, 0, tg);
+    hand_switch(h, 4 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 4 * MS + 1000, 1, 501, 1, tg);
+    hand_switch(h, 5 * MS, 1, 501, 0, tg);
+    hand_switch(h, 150 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 150 * MS + 10000, 1, 501, 1, tg);
+    hand_switch(h, 152 * MS + 500000, 1, 501, 0, tg);       /* blocks: no return since the tick */
+    hand_switch(h, 200 * MS, 2, 0, 502, tg);
+    hand_rseq(h, 200 * MS + 1000, 2, 502, 2, tg);
+    hand_switch(h, 201 * MS, 2, 502, 0, tg);
+    hand_switch(h, 250 * MS, 1, 0, 501, tg);
+    hand_rseq(h, 250 * MS + 10000, 1, 501, 1, tg);          /* the tick's work runs first */
+    hand_switch(h, 260 * MS, 3, 0, 503, tg);
+    hand_rseq(h, 260 * MS + 1000, 3, 503, 0, tg);
+    return h->n;
+}
+
+static void recorded_ticks_place_the_scan_a_trace_cannot_show(void)
+{
+    hand h;
+    int n = build_recorded_tick_trace(&h);
+    ks_conform *c = NULL;
+    CHECK_EQ_INT(ks_conform_new("v6.12", 4, 250, 0, &c), KS_OK);
+    if (!c)
+        return;
+    CHECK_EQ_INT(ks_conform_set_scan_at(c, KS_CONFORM_SCAN_AT_RETURN), KS_OK);
+    const uint64_t ts[] = { 152 * MS };
+    const int32_t cpu[] = { 1 };
+    CHECK_EQ_INT(ks_conform_set_ticks(c, ts, cpu, 1), KS_OK);
+    CHECK_EQ_INT(ks_conform_feed(c, h.ev, (uint32_t)n), KS_OK);
+    ks_conform_summary s;
+    CHECK_EQ_INT(ks_conform_result(c, &s), KS_OK);
+    CHECK_EQ_INT(s.compared, 6);
+    CHECK_EQ_INT(s.scans, 1);
+    CHECK_EQ_INT(s.agree, 6);
+    ks_conform_free(c);
+    /* without it: no scan, and 503's cid is the model's 3 */
+    ks_conform_summary u = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, n, NULL);
+    CHECK_EQ_INT(u.scans, 0);
+    CHECK_EQ_INT(u.agree, 5);
+    /* ticks out of time order are refused */
+    CHECK_EQ_INT(ks_conform_new("v6.12", 4, 250, 0, &c), KS_OK);
+    const uint64_t back[] = { 2 * MS, 1 * MS };
+    const int32_t cpus[] = { 0, 0 };
+    CHECK_EQ_INT(ks_conform_set_ticks(c, back, cpus, 2), KS_ERR_INVALID_ARG);
+    ks_conform_free(c);
+}
+
+/*
+ * A wakeup that moves its task (set_task_cpu: sched_migrate_task) enqueues it on the new
+ * CPU later, through a wake list, and sched_mm_cid_migrate_to runs only then. Process 600
+ * (v6.12): 601 last ran on CPU 1 (cid 1). At 10 ms 602 wakes it onto CPU 3; before the
+ * enqueue there (its sched_wakeup, 10.2 ms) 600 starts on CPU 1 and keeps CPU 1's cid 1, so
+ * the migration finds CPU 1 running the mm and leaves the cid there: 601 gets 3 on CPU 3.
+ * Applied at the sched_migrate_task, the model moved cid 1 to CPU 3 and answered 3 and 1.
+ */
+static void wakeup_migration_reaches_the_model_at_the_enqueue(void)
+{
+    hand h;
+    const int tg = 600;
+    h.n = 0;
+    hand_switch(&h, 1 * MS, 0, 0, 600, tg);
+    hand_rseq(&h, 1 * MS + 1000, 0, 600, 0, tg);
+    hand_fork(&h, 2 * MS, 0, 600, 601, tg);
+    hand_fork(&h, 2 * MS + 1000, 0, 600, 602, tg);
+    hand_fork(&h, 2 * MS + 2000, 0, 600, 603, tg);
+    hand_switch(&h, 3 * MS, 0, 600, 0, tg);
+    hand_switch(&h, 4 * MS, 1, 0, 601, tg);
+    hand_rseq(&h, 4 * MS + 1000, 1, 601, 1, tg);
+    hand_switch(&h, 5 * MS, 1, 601, 0, tg);
+    hand_switch(&h, 6 * MS, 2, 0, 602, tg);
+    hand_rseq(&h, 6 * MS + 1000, 2, 602, 2, tg);
+    ks_event *w = hand_add(&h, 10 * MS, KS_EV_SCHED_WAKING, 2, 602, tg);
+    w->u.sched_wakeup.pid = 601;
+    w->u.sched_wakeup.target_cpu = 3;
+    hand_migrate(&h, 10 * MS + 1000, 2, 602, 601, 1, 3, tg);
+    hand_switch(&h, 10 * MS + 100000, 1, 0, 603, tg);
+    hand_rseq(&h, 10 * MS + 101000, 1, 603, 1, tg);
+    hand_wakeup(&h, 10 * MS + 200000, 3, 0, 601, 3, tg);     /* the enqueue, on CPU 3 */
+    hand_switch(&h, 10 * MS + 300000, 3, 0, 601, tg);
+    hand_rseq(&h, 10 * MS + 301000, 3, 601, 3, tg);
+    ks_conform_summary s = replay_with("v6.12", KS_CONFORM_SCAN_AT_RETURN, h.ev, h.n, NULL);
+    CHECK_EQ_INT(s.compared, 5);
+    CHECK_EQ_INT(s.agree, 5);
+}
+
 const test_case mm_cid_conform_tests[] = {
+    { "conform: a wakeup's migration reaches the model at the enqueue (sched_wakeup)",
+      wakeup_migration_reaches_the_model_at_the_enqueue },
+    { "conform: a kernel's recorded ticks place the scan at the task's next return",
+      recorded_ticks_place_the_scan_a_trace_cannot_show },
+    { "conform: a simulated tick's task_work waits for the return after a preempting switch",
+      grid_tick_work_runs_after_a_preempting_switch },
     { "conform: a scan run unseen after a switch-in is named; context_switch events name prev",
       unseen_scan_at_a_return_after_switch_in },
     { "conform: on a kernel the scan runs where the trace shows task_work ran",

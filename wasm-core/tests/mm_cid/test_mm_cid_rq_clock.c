@@ -54,12 +54,18 @@ static void go_idle(ks_sim *s, int32_t cpu)
     s->rqs[cpu].curr = -1;
 }
 
-/* sched_tick() on a busy cpu: its own clock, then task_tick_mm_cid (the model runs the
- * scan's task_work at once). No nohz kick here: the idle clocks are moved by hand. */
+/* sched_tick() on a busy cpu: its own clock, then task_tick_mm_cid, which queues the
+ * scan's task_work; the tick interrupted user code, so it runs on the return from the
+ * interrupt. No nohz kick here: the idle clocks are moved by hand. */
 static void tick(ks_sim *s, int32_t cpu)
 {
+    int32_t curr = s->rqs[cpu].curr;
     rq_update_clock(s, cpu);
-    s->ops->tick(s->algo, s, cpu, s->rqs[cpu].curr);
+    s->ops->tick(s->algo, s, cpu, curr);
+    if (curr >= 0 && (s->tasks[curr].flags & TF_NOTIFY_RESUME)) {
+        s->tasks[curr].flags &= ~TF_NOTIFY_RESUME;
+        s->ops->task_work_run(s->algo, s, curr, cpu);
+    }
 }
 
 static const mm_cid_pcpu *slot(ks_sim *s, int32_t cpu)

@@ -84,8 +84,11 @@ INFERRED = "inferred from the trace (kernel version unknown)"
 
 
 def _replay_once(items: np.ndarray, variant: str, cpus: int, hz: int, max_listed: int, resync: bool,
-                 scan_at: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                 scan_at: str, ticks: list[tuple[int, int]] | None = None
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     with Conform(variant, cpus, hz, max_listed, resync, scan_at) as conf:
+        if ticks and scan_at == "return":
+            conf.set_ticks([t for t, _ in ticks], [c for _, c in ticks])
         conf.feed(items.tobytes())
         return conf.summary(), conf.disagreements()
 
@@ -113,7 +116,8 @@ def _infer(items: np.ndarray, variants: list[str], cpus: int, hz: int, max_liste
 
 def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str = "auto",
            hz: int = DEFAULT_HZ, keep: int = 10, nr_cpus: int = 0, resync: bool = False,
-           lost_events: int = 0, source: str = "trace", max_listed: int = MAX_LISTED) -> dict[str, Any]:
+           lost_events: int = 0, source: str = "trace", max_listed: int = MAX_LISTED,
+           ticks: list[tuple[int, int]] | None = None) -> dict[str, Any]:
     """Replays time-ordered ks_event records (records.RAW) through the mm_cid model.
 
     meta: the capture header (`# kscope:` lines; tasks= names the workload's tid:tgid).
@@ -151,7 +155,7 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
         # A real kernel runs the scan as task_work on a return to user space.
         chosen, decided_by = variant_for_capture(kernel, meta) if variant == "auto" else (variant, "option")
         scan_at = "return"
-        s, listed = _replay_once(items, chosen, cpus, hz, max_listed, resync, scan_at)
+        s, listed = _replay_once(items, chosen, cpus, hz, max_listed, resync, scan_at, ticks)
     else:
         # No kernel release: neither the variant (unless chosen) nor where the scan runs (a real
         # kernel's return to user, or a kscope simulation's tick) is known; the best agreement decides.
@@ -182,7 +186,8 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
         "unknown_mm": s["unknown_mm"], "no_cid": s["no_cid"], "gaps": s["gaps"], "gaps_mm": s["gaps_mm"],
         "switch_gaps": gaps["gaps"], "switches": gaps["switches"], "switch_gaps_by_cpu": gaps["by_cpu"],
         "cold_starts": s["cold_starts"], "missing_migrations": s["missing_migrations"],
-        "ticks": s["ticks"], "scans": s["scans"], "scan_at": scan_at,
+        "ticks": s["ticks"], "recorded_ticks": len(ticks) if ticks and known else 0,
+        "scans": s["scans"], "scan_at": scan_at,
         "scan_at_from": "header" if known else "inferred", "unprompted_rseq": s["unprompted"],
         "tasks": s["nr_tasks"], "mms": s["nr_mms"], "tgid": tgid_info,
         "stopper_migrations": s["stopper_migrations"], "resync": resync, "resyncs": s["resyncs"],
@@ -193,6 +198,7 @@ def replay(items: np.ndarray, meta: dict[str, str], kernel: str, *, variant: str
         "disagreements_truncated": s["disagree"] > len(disagreements),
     }
     doc["workload"] = workload_agreement(rec, meta, disagreements, doc["disagreements_truncated"])
+    doc["known_start"] = known_start_agreement(rec, disagreements, doc["disagreements_truncated"])
     doc["notes"] = notes(doc, gaps)
     return doc
 
@@ -209,6 +215,21 @@ def workload_agreement(rec: np.ndarray, meta: dict[str, str], disagreements: lis
     return {"tgids": wanted, "compared": compared, "agree": compared - disagree,
             "agreement": (compared - disagree) / compared if compared else None,
             "exact": not truncated}
+
+
+def known_start_agreement(rec: np.ndarray, disagreements: list[dict[str, Any]], truncated: bool
+                          ) -> dict[str, Any]:
+    """Agreement without the processes whose state before the trace showed (a
+    state_before_trace disagreement: a process alive before the trace had cids on its CPUs
+    that no event shows, the replay starts it with none, and its later rseq_updates cascade
+    from that unknown start). Every rseq_update of those processes is left out, agreeing or
+    not; the plain agreement keeps them. Exact only when no disagreement was left unlisted."""
+    excluded = sorted({d["tgid"] for d in disagreements if d["cause"] == "state_before_trace"})
+    mask = (rec["type"] == records.RSEQ) & (rec["r_mm_cid"] >= 0) & ~np.isin(rec["tgid"], excluded)
+    compared = int(mask.sum())
+    disagree = sum(1 for d in disagreements if d["tgid"] not in excluded)
+    return {"excluded_tgids": excluded, "compared": compared, "agree": compared - disagree,
+            "agreement": (compared - disagree) / compared if compared else None, "exact": not truncated}
 
 
 def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
@@ -237,10 +258,21 @@ def notes(doc: dict[str, Any], gaps: dict[str, Any]) -> list[str]:
         out.append("v6.19 has no periodic scan (6.19 removed task_mm_cid_work and the migrate-to "
                    "hand-over): cids change only at fork, exit, a switch-in and an ownership-mode change, "
                    "all traced or inferred from the switches")
+    elif doc["scan_at"] == "return" and doc.get("recorded_ticks"):
+        out.append(f"the trace recorded the kernel's ticks ({doc['recorded_ticks']} tick handler runs, "
+                   f"timer:hrtimer_expire_entry): each queues the scan on the task current there, and it runs at "
+                   f"that task's next rseq_update (its return to user space)")
     elif doc["scan_at"] == "return":
-        out.append(f"ticks are not traced: the replay queues the scan at modelled ticks (HZ {doc['hz']}) and "
-                   f"at the {doc['unprompted_rseq']} rseq_updates no switch-in or migration explains "
-                   f"(task_work's TIF_NOTIFY_RESUME), and runs it just before the task's rseq_update")
+        out.append(f"ticks are not traced: the scan is task_work a tick queues; the replay runs it at the "
+                   f"{doc['unprompted_rseq']} rseq_updates no switch-in or migration explains (the return "
+                   f"to user space after a tick that found the task in user space: TIF_NOTIFY_RESUME), just "
+                   f"before the update; a tick that found a thread in the kernel ran its work unseen at the "
+                   f"thread's next return, after its next switch-in (scan_not_visible)")
+    known = doc.get("known_start")
+    if known and known["excluded_tgids"] and known["agreement"] is not None:
+        out.append(f"without the processes alive before the trace whose earlier cids decided a disagreement "
+                   f"(tgid {', '.join(map(str, known['excluded_tgids']))}): {known['agree']}/{known['compared']} "
+                   f"({pct(known['agreement'])})")
     return out
 
 
@@ -267,6 +299,10 @@ def render(doc: dict[str, Any]) -> str:
         w = doc["workload"]
         lines.append(f"  workload (tgid {', '.join(map(str, w['tgids']))}): compared {w['compared']}  "
                      f"agree {w['agree']}  agreement {w['agreement']:.4f}")
+    known = doc.get("known_start")
+    if known and known["excluded_tgids"] and known["agreement"] is not None:
+        lines.append(f"  without tgid {', '.join(map(str, known['excluded_tgids']))} (state before the trace): "
+                     f"compared {known['compared']}  agree {known['agree']}  agreement {known['agreement']:.4f}")
     if doc["causes"]:
         lines.append("  causes: " + ", ".join(f"{k} {v}" for k, v in doc["causes"].items()))
     for d in doc["first_disagreements"]:

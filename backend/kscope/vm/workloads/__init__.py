@@ -16,8 +16,11 @@ CFLAGS = ("-static", "-O2", "-Wall", "-pthread")
 
 SCHED = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup", "sched:sched_wakeup_new",
          "sched:sched_migrate_task", "sched:sched_process_fork", "sched:sched_process_exit",
-         "sched:sched_process_free")
+         "sched:sched_process_free", "sched:sched_process_exec")
 RSEQ = ("rseq:rseq_update",)
+# The tick handler's hrtimer firing (and every other hrtimer's): where the kernel's ticks ran,
+# which the mm_cid replay needs to place the scan (task_work a tick queues; kscope/conform.py).
+TICKS = ("timer:hrtimer_expire_entry",)
 KMEM = ("kmem:kmem_cache_alloc", "kmem:kmem_cache_free")
 # kernel-patches/cpupri-per-node/6.12's tracepoints (a kernel without them just skips them).
 KSCOPE_CPUPRI = ("kscope:kscope_cpupri_set", "kscope:kscope_cpupri_find")
@@ -37,11 +40,11 @@ class Workload:
     buffer_kb: int  # per-CPU trace buffer in the guest
     about: str
 
-    def argv(self, threads: int | None, seconds: float, delay_ms: int) -> list[str]:
+    def argv(self, threads: int | None, seconds: float, delay_ms: int, pin: bool = True) -> list[str]:
         n = str(threads or self.default_threads)
         s = f"{seconds:g}"
-        if self.name == "intermittent":
-            return [f"/work/{self.name}", n, str(delay_ms), s]
+        if self.name == "intermittent":  # its 4th argument PIN: 1 thread i on CPU i % ncpu, 0 not pinned
+            return [f"/work/{self.name}", n, str(delay_ms), s] + ([] if pin else ["0"])
         if self.name == "rt":
             return [f"/work/{self.name}", n, "1000", s, "99"]
         if self.name == "hackbench":
@@ -54,7 +57,7 @@ class Workload:
 KSCOPE_MM_CID = ("kscope:kscope_mm_cid_get",)
 
 WORKLOADS = {w.name: w for w in (
-    Workload("intermittent", "intermittent.c", "000/003 mm_cid 7e019dc", SCHED + RSEQ + KSCOPE_MM_CID, 8, 4096,
+    Workload("intermittent", "intermittent.c", "000/003 mm_cid 7e019dc", SCHED + RSEQ + TICKS + KSCOPE_MM_CID, 8, 4096,
              "threads take turns (random order, DELAY ms apart), each pinned to its own CPU, "
              "incrementing 16 KiB indexed by its rseq mm_cid"),
     Workload("rt", "rt_periodic.c", "001 cpupri per-node", SCHED + KSCOPE_CPUPRI, 4, 4096,

@@ -50,12 +50,13 @@ describe('the scan step (issue 13 item 3)', () => {
     const before = shown(lesson.steps.find((s) => s.id === 'cpu-keeps-cid')!).view
     const { view } = shown(scan)
     expect(before.time_ns).toBeLessThan(204e6)
-    expect(view.time_ns).toBeGreaterThan(204e6)
+    expect(view.time_ns).toBeGreaterThanOrEqual(204e6)
     const run = view.runs[0]
-    // the scan freed cids 0-6 and marked CPU 7's for a lazy put; thread 1007 put it back on sleeping
+    // the scan (task_work the 204 ms tick queued, run as thread 1007 returned to user space)
+    // freed cids 0-6 and marked CPU 7's for a lazy put, which 1007 keeps while it runs
     expect(run.records.filter((r) => r.path === 'SCAN_DROPPED_OLD').map((r) => r.cid)).toEqual([0, 1, 2, 3, 4, 5, 6])
     expect(run.records.filter((r) => r.path === 'SCAN_DROPPED_OLD').every((r) => Math.floor(r.ts_ns / 1e6) === 204)).toBe(true)
-    expect(run.view.cidmask.some(Boolean)).toBe(false)
+    expect(run.view.cidmask.map((b, cid) => (b ? cid : -1)).filter((c) => c >= 0)).toEqual([7])
     expect(before.runs[0].view.cidmask.every((b, cid) => b === cid < 8)).toBe(true)
   })
 

@@ -93,8 +93,13 @@
  * run here one after another inside one hook call, so no two of them
  * interleave except through the explicit race window above; a v6.13 spin
  * (cpu_relax until a cid below nr_cpus_allowed frees up) is modelled as
- * letting the in-flight remote clear finish first. The scan's task_work runs
- * at the tick, not on the way back to user space microseconds later. Time:
+ * letting the in-flight remote clear finish first. The scan is task_work, as
+ * in the kernel: the tick queues it on the running thread and it runs on that
+ * thread's next return to user space (the core's task_work_run hook): right
+ * after the tick in the simulator, whose threads are in user space whenever a
+ * tick finds them, unless that tick's balance preempts the thread (then after
+ * its next switch-in); in a kernel's replay, at the rseq_update that return
+ * records (mm_cid_conform.c). Time:
  * the scan period is gated on the simulation clock in ns (the kernel counts
  * jiffies); the 100 ms age test and every slot's time stamp use the rq clock
  * of that slot's CPU (sched_rq_clock, src/sched/rq.c), as
@@ -116,7 +121,8 @@
  * Where it plugs in (src/sched/sched_ops.h): task_fork -> mm_init_cid /
  * init_sched_mm_cid / sched_mm_cid_fork; set_cpus_allowed ->
  * mm_set_cpus_allowed; switch_to -> switch_mm_cid; migrate ->
- * sched_mm_cid_migrate_to; tick -> task_tick_mm_cid; task_exit ->
+ * sched_mm_cid_migrate_to; tick -> task_tick_mm_cid; task_work_run ->
+ * task_mm_cid_work; task_exit ->
  * sched_mm_cid_exit_signals. Migration, remote clear and the scan live in
  * mm_cid_scan.c; the decision log in mm_cid_log.c; views and the invariant check in mm_cid_view.c.
  */
@@ -737,6 +743,7 @@ const ks_sched_ops mm_cid_ops = {
     .migrate = mm_cid_migrate,
     .set_cpus_allowed = mm_cid_set_cpus_allowed,
     .tick = mm_cid_tick,
+    .task_work_run = mm_cid_task_work_run,
     .rseq_cid = mm_cid_of_task,
     .view_get = mm_cid_view_get,
     .grow = mm_cid_grow,

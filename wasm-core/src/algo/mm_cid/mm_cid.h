@@ -69,6 +69,7 @@ typedef struct mm_cid_task {
     int32_t last_mm_cid;        /* t->last_mm_cid: the cid it last ran with (migrate-from) */
     int32_t active;             /* t->mm_cid_active */
     int32_t raw_cid;            /* v6.19: t->mm_cid.cid with its ONCPU / TRANSIT / UNSET bits */
+    int32_t work_queued;        /* t->cid_work queued by a tick (work->next != work), not run yet */
 } mm_cid_task;
 
 typedef struct mm_cid_hdr {
@@ -134,6 +135,8 @@ void sched_mm_cid_migrate_to(mm_cid_state *st, ks_sim *sim, int32_t task, int32_
 void sched_mm_cid_remote_clear(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m, int32_t cpu,
                                ks_mm_cid_record *r, int hold);
 void task_tick_mm_cid(mm_cid_state *st, ks_sim *sim, int32_t cpu, int32_t curr);
+/* The task_work_run hook: task_mm_cid_work, if a tick queued it, on task's return to user. */
+void mm_cid_task_work_run(void *state, ks_sim *sim, int32_t task, int32_t cpu);
 
 /* ---- mm_cid_log.c --------------------------------------------------------- */
 

@@ -9,8 +9,12 @@
  * them). What the host assumes where the trace is silent is replay.c's essay; what
  * is particular to mm_cid:
  *   - the tick, and with it the 100 ms scan (task_tick_mm_cid queues
- *     task_mm_cid_work as task_work, TWA_RESUME). Replaying kscope's simulator
- *     (SCAN_AT_TICK): the host's tick grid runs the model's tick hook. Replaying a
+ *     task_mm_cid_work as task_work, TWA_RESUME, which runs at the task's next
+ *     return to user space; each rseq_update is such a return, and the replay runs
+ *     the queued work there, before comparing). Replaying kscope's simulator
+ *     (SCAN_AT_TICK): the host's tick grid runs the model's tick hook, which
+ *     queues the work; the simulator's rseq_update after that tick (or after the
+ *     task's next switch-in, if the tick's balance preempted it) runs it. Replaying a
  *     kernel (SCAN_AT_RETURN): the real ticks' phase is unknown, so the grid is not
  *     used; the work runs where the trace shows it ran - an rseq_update with no
  *     switch-in or migration of its task since its last one was raised by
@@ -96,6 +100,7 @@ struct ks_conform {
     int32_t max_kept;
     int32_t resync;
     int32_t scan_at;        /* KS_CONFORM_SCAN_AT_* */
+    int32_t real_ticks;     /* the trace's own ticks are replayed (ks_conform_set_ticks) */
 };
 
 /* ---- the host's callbacks ------------------------------------------------------------ */
@@ -224,15 +229,13 @@ static void on_tick_before(void *ctx, sched_replay *r, int32_t cpu, int32_t curr
     c->tick_seq = c->st->hdr.log_seq;
 }
 
-/* After task_tick_mm_cid / task_mm_cid_work for curr on cpu (the model checks
- * mm->mm_cid_next_scan itself): counts scans, notes borderline drops. */
-static void on_tick_after(void *ctx, sched_replay *r, int32_t cpu, int32_t curr)
+/* The model's records since seq (task_mm_cid_work run by curr's return to user space):
+ * counts scans, notes borderline drops. */
+static void note_scan_records(ks_conform *c, uint64_t seq, int32_t curr)
 {
-    (void)r, (void)cpu;
-    ks_conform *c = ctx;
     ks_sim *h = c->host;
     const mm_cid_state *st = c->st;
-    for (uint64_t s = c->tick_seq; s < st->hdr.log_seq; s++) {
+    for (uint64_t s = seq; s < st->hdr.log_seq; s++) {
         if (s < st->log_first_seq || s >= st->log_first_seq + st->log_len)
             continue;
         const ks_mm_cid_record *rec = &st->log[s - st->log_first_seq];
@@ -243,6 +246,15 @@ static void on_tick_after(void *ctx, sched_replay *r, int32_t cpu, int32_t curr)
             /* a borderline drop: the kernel's scan, a tick off, may have kept it */
             imap_put(&c->scan_drop, h->tasks[curr].mm * h->nr_cpus + rec->cpu, rec->cid + 1);
     }
+}
+
+/* After task_tick_mm_cid for curr on cpu: it queues task_mm_cid_work, which runs at curr's
+ * next return to user space (on_rseq); a model whose tick scanned at once is noted too. */
+static void on_tick_after(void *ctx, sched_replay *r, int32_t cpu, int32_t curr)
+{
+    (void)r, (void)cpu;
+    ks_conform *c = ctx;
+    note_scan_records(c, c->tick_seq, curr);
 }
 
 /* ---- classification ------------------------------------------------------------------ */
@@ -526,9 +538,16 @@ static void on_rseq(ks_conform *c, const ks_event *ev)
     int due_ret = !unprompted && mmp && ev->ts_ns >= mmp->next_scan;
     if (unprompted) {
         c->sum.unprompted++;
-        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && c->host->rqs[ev->cpu].curr == t) {
-            replay_tick(c->r, ev->cpu, t);
-        }
+        if (c->scan_at == KS_CONFORM_SCAN_AT_RETURN && !c->real_ticks &&
+            c->host->rqs[ev->cpu].curr == t)
+            replay_tick_return(c->r, ev->cpu, t);   /* the tick, then this return */
+    }
+    /* the return itself: the work a tick queued on t (the one just inferred, or one of the
+     * tick grid's, possibly before t blocked or was preempted) runs before rseq's update */
+    if (c->host->rqs[ev->cpu].curr == t) {
+        uint64_t seq = c->st->hdr.log_seq;
+        if (replay_return_to_user(c->r, ev->cpu, t))
+            note_scan_records(c, seq, t);
     }
     compare_rseq(c, ev, t);
     if (due_ret) {
@@ -652,6 +671,19 @@ int32_t ks_conform_set_scan_at(ks_conform *c, int32_t when)
         return KS_ERR_INVALID_ARG;
     c->scan_at = when;
     replay_set_tick_grid(c->r, when == KS_CONFORM_SCAN_AT_TICK);
+    return KS_OK;
+}
+
+int32_t ks_conform_set_ticks(ks_conform *c, const uint64_t *ts_ns, const int32_t *cpu, uint32_t n)
+{
+    if (!c || (n && (!ts_ns || !cpu)))
+        return KS_ERR_INVALID_ARG;
+    for (uint32_t i = 1; i < n; i++)
+        if (ts_ns[i] < ts_ns[i - 1])
+            return KS_ERR_INVALID_ARG;
+    if (replay_set_ticks(c->r, ts_ns, cpu, n))
+        return KS_ERR_NO_MEMORY;
+    c->real_ticks = n > 0;
     return KS_OK;
 }
 

@@ -11,7 +11,8 @@
  *   the scan      task_mm_cid_work, queued by task_tick_mm_cid from the tick of
  *                 a running thread of the mm once mm_cid_next_scan has passed
  *                 (so at most every MM_CID_SCAN_DELAY = 100 ms, and never while
- *                 no thread of the mm is on a CPU at a tick): first drop every
+ *                 no thread of the mm is on a CPU at a tick) as task_work, which
+ *                 runs on that thread's next return to user space: first drop every
  *                 cid unused for SCHED_MM_CID_PERIOD_NS = 100 ms
  *                 (remote_clear_old), then every cid >= the number still taken
  *                 (remote_clear_weight: compaction).
@@ -214,17 +215,42 @@ static void task_mm_cid_work(mm_cid_state *st, const ks_sim *sim, mm_cid_mm *m, 
         sched_mm_cid_remote_clear_weight(st, sim, m, c, weight, &scan);
 }
 
-/* task_tick_mm_cid() (core.c): from sched_tick() for the CPU's current task. The kernel
- * queues task_mm_cid_work as task_work (TWA_RESUME) to run on the way back to user space;
- * the model runs it at once. */
+/* task_tick_mm_cid() (core.c): from sched_tick() for the CPU's current task. Once the mm's
+ * scan is due (mm_cid_next_scan passed) it queues task_mm_cid_work as the task's task_work
+ * (TWA_RESUME: TIF_NOTIFY_RESUME), unless that work is queued already; the work runs on
+ * the task's next return to user space (mm_cid_task_work_run): at once when the tick
+ * interrupted user code, else after the kernel work the tick interrupted - for a task on
+ * its way to block or preempted, after its next switch-in. Simplified: next_scan is in
+ * ns (now + 100 ms where the work runs), the kernel's in jiffies (jiffies + 25 at HZ 250):
+ * a scan that runs between ticks lets the next one be queued up to a tick later here. */
 void task_tick_mm_cid(mm_cid_state *st, ks_sim *sim, int32_t cpu, int32_t curr)
 {
+    (void)cpu;
     if (curr < 0 || curr >= st->hdr.nr_tasks || !st->tasks[curr].active)
         return;                                 /* no mm, exiting, kthread */
+    if (st->tasks[curr].work_queued)
+        return;                                 /* work->next != work */
     mm_cid_mm *m = mm_cid_mm_of_task(st, sim, curr);
     if (!m || sched_now(sim) < m->next_scan)
         return;
-    task_mm_cid_work(st, sim, m, curr, cpu);
+    st->tasks[curr].work_queued = 1;
+    sched_task_work_add(sim, curr);
+}
+
+/* task_mm_cid_work() as task_work (the task_work_run hook): it clears its queued mark
+ * first (work->next = work), does nothing for an exiting task, and re-checks
+ * mm_cid_next_scan itself (another thread's work may have scanned since the tick). */
+void mm_cid_task_work_run(void *state, ks_sim *sim, int32_t task, int32_t cpu)
+{
+    mm_cid_state *st = state;
+    if (task < 0 || task >= st->hdr.nr_tasks || !st->tasks[task].work_queued)
+        return;
+    st->tasks[task].work_queued = 0;
+    if (!st->tasks[task].active)
+        return;                                 /* PF_EXITING, no mm */
+    mm_cid_mm *m = mm_cid_mm_of_task(st, sim, task);
+    if (m)
+        task_mm_cid_work(st, sim, m, task, cpu);
 }
 
 void mm_cid_remote_clear_hold(ks_sim *sim, int32_t task, int32_t cpu)

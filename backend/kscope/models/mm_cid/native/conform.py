@@ -50,6 +50,13 @@ class Conform:
         if resync:
             core.check(self._lib.ks_conform_set_resync(self._h, 1))
 
+    def set_ticks(self, ts_ns: list[int], cpus: list[int]) -> None:
+        """The kernel's recorded ticks (time order), before feeding: ks_conform_set_ticks."""
+        n = len(ts_ns)
+        ts = (_u64 * max(n, 1))(*ts_ns)
+        cpu = (_i32 * max(n, 1))(*cpus)
+        core.check(self._lib.ks_conform_set_ticks(self._h, ts, cpu, n))
+
     def feed(self, records: bytes) -> None:
         """Feeds raw 96-byte ks_event records (a whole trace at once is best: the replay
         learns every pid's tgid from the records of a call before it replays them)."""

@@ -126,19 +126,32 @@ KS_API void ks_conform_free(ks_conform *conf);
  * kernel's state, not the model's diverged one. Off by default; set before feeding. */
 KS_API int32_t ks_conform_set_resync(ks_conform *conf, int32_t on);
 
-/* When the modelled periodic scan (task_mm_cid_work) runs. AT_TICK (the default): at
- * every modelled tick (1/hz, from time 0) on each CPU running a task of an mm, as kscope's
- * simulator runs it (replaying a simulated run). AT_RETURN: as a kernel runs it, where the
+/* When the modelled periodic scan (task_mm_cid_work) runs. AT_TICK (the default): every
+ * modelled tick (1/hz, from time 0) on each CPU running a task of an mm queues it, as
+ * kscope's simulator does (replaying a simulated run), and it runs at that task's return
+ * to user space: its rseq_update at the tick's time, or the tick's time itself when a later
+ * event shows it was not preempted there, else after its next switch-in. AT_RETURN: as a kernel runs it, where the
  * trace shows it: the tick queues it as task_work (TWA_RESUME) on the running task, which
  * runs it on its next return to user space just before rseq_handle_notify_resume records
- * an rseq_update; an rseq_update that follows no switch-in or migration of its task was
- * raised that way (or by a signal), so the work runs there (the model's own
- * mm_cid_next_scan test still decides whether it scans). Ticks themselves are not traced
- * and their phase is unknown, so no scan is run from a guessed tick. Set before feeding;
+ * an rseq_update; with the trace's own ticks (ks_conform_set_ticks) each queues it on the task
+ * current there; without them an rseq_update that follows no switch-in or migration of its
+ * task was raised that way (or by a signal), so the work runs there (the model's own
+ * mm_cid_next_scan test still decides whether it scans), and no scan is run from a guessed
+ * tick. Set before feeding;
  * KS_ERR_INVALID_ARG for another value. */
 #define KS_CONFORM_SCAN_AT_TICK 0
 #define KS_CONFORM_SCAN_AT_RETURN 1
 KS_API int32_t ks_conform_set_scan_at(ks_conform *conf, int32_t when);
+
+/* The kernel's ticks, when the trace recorded them (timer:hrtimer_expire_entry of the tick
+ * handler, tick_nohz_handler): n (time, CPU) pairs in time order. With them (AT_RETURN)
+ * each tick runs task_tick_mm_cid for the task the replay has current on that CPU, and the
+ * work it queues runs at that task's next rseq_update: right after the tick if the tick
+ * found it in user space, after its next switch-in if it found it in the kernel on its way
+ * to block or be preempted (what a trace without ticks cannot show). An rseq_update no
+ * switch-in explains then infers no tick. Set before feeding; KS_ERR_NO_MEMORY. */
+KS_API int32_t ks_conform_set_ticks(ks_conform *conf, const uint64_t *ts_ns, const int32_t *cpu,
+                                    uint32_t n);
 
 /* Replays n events (in time order; later calls continue the replay). */
 KS_API int32_t ks_conform_feed(ks_conform *conf, const ks_event *evs, uint32_t n);
