@@ -25,7 +25,8 @@
  * its source; a user may override any of them (e.g. with `kscope calibrate`'s
  * measured figures) before costing.
  *
- * Nothing in the simulator uses v2 yet; v1 is unchanged.
+ * Nothing in the simulator uses v2 yet; v1 is unchanged (models may call
+ * ks_cost_line_request for the lines they contend on).
  */
 #ifndef KSCOPE_COST_H
 #define KSCOPE_COST_H
@@ -195,5 +196,31 @@ KS_API int32_t ks_cost_contended_line(const ks_cost_params *params, int32_t acce
 KS_API int32_t ks_cost_mcs_acquire(const ks_cost_params *params, int32_t waiters,
                                    int32_t distance, double hold_ns, int32_t cs_lines,
                                    ks_cost_result *out);
+
+/* ---- a line served one request at a time, in simulated time ----------------- */
+
+/* The discrete-time counterpart of ks_cost_contended_line (cost_line_server.c): one per
+ * contended line a simulated model touches. Plain data (snapshots copy it). */
+typedef struct ks_cost_line_server {
+    double free_at_ns;             /* when the line's last queued transfer ends */
+    double last_start_ns;          /* when that transfer started */
+    double busy_ns;                /* sum of queued transfers (utilisation = busy / time) */
+    double wait_ns;                /* sum of waits */
+    uint64_t served;               /* requests that queued */
+} ks_cost_line_server;
+_Static_assert(sizeof(ks_cost_line_server) == 40, "ks_cost_line_server: 4 x double + u64");
+
+/* One request for a line at now_ns whose data comes from `source` (ks_cache_source, as
+ * the v1 cache model found it). needs_transfer = 1 (a load of a line Modified in another
+ * cache, a store or locked RMW that must fetch or invalidate another copy): the request
+ * waits until the line's previous queued transfer ends (first come, first served), then
+ * takes one transfer from source (a request that fits entirely before the last queued
+ * transfer's start, issued later for an earlier time, takes that gap instead); out's parts are CONTENTION (the wait) and the source's
+ * part (REMOTE for another core, LLC, DRAM...). needs_transfer = 0 (own cache, or a clean
+ * copy read): no queue, the source's latency alone. KS_ERR_INVALID_ARG on NULL, a source
+ * out of range or a negative time. */
+KS_API int32_t ks_cost_line_request(const ks_cost_params *params, ks_cost_line_server *line,
+                                    double now_ns, int32_t source, int32_t needs_transfer,
+                                    ks_cost_result *out);
 
 #endif

@@ -148,6 +148,8 @@ typedef struct sim_rq {
     int64_t min_vruntime;
     uint64_t busy_ns;
     uint64_t clock;             /* rq->clock: the time at its last update_rq_clock (rq.c) */
+    int32_t rt_published;       /* rq_rt_level() as last reported to rt_prio_changed (140: none) */
+    int32_t reserved;
 } sim_rq;
 
 typedef struct sim_driver {
