@@ -1,0 +1,53 @@
+/*
+ * ks_cost_line_request (src/machine/cost_line_server.c): a contended line served one
+ * transfer at a time, in simulated time.
+ */
+#include "check.h"
+#include "kscope/cost.h"
+
+static ks_cost_params gnr_params(void)
+{
+    ks_cost_params p = { 0 };
+    ks_topology *topo = NULL;
+    if (ks_topology_from_preset("hcc-2s-480", &topo) == KS_OK)
+        ks_topology_cost_params(topo, &p);
+    ks_topology_free(topo);
+    return p;
+}
+
+static void requests_queue_one_transfer_at_a_time(void)
+{
+    ks_cost_params p = gnr_params();
+    CHECK(p.latency.core_mhz > 0);
+    double trip = (double)p.latency.cycles[KS_SRC_OTHER_SOCKET] * 1000.0 / p.latency.core_mhz;
+    ks_cost_line_server line = { 0 };
+    ks_cost_result r;
+    CHECK_EQ_INT(ks_cost_line_request(&p, &line, 1000, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
+    CHECK(r.part_ns[KS_COST_CONTENTION] == 0);
+    CHECK(r.part_ns[KS_COST_REMOTE] == trip && r.total_ns == trip);
+    /* a second request at the same instant waits for the first transfer */
+    CHECK_EQ_INT(ks_cost_line_request(&p, &line, 1000, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
+    CHECK(r.part_ns[KS_COST_CONTENTION] == trip);
+    CHECK(r.total_ns == 2 * trip);
+    /* a clean read does not queue */
+    CHECK_EQ_INT(ks_cost_line_request(&p, &line, 1000, KS_SRC_LLC, 0, &r), KS_OK);
+    CHECK(r.part_ns[KS_COST_CONTENTION] == 0 && r.part_ns[KS_COST_LLC] > 0);
+    CHECK_EQ_INT((int64_t)line.served, 2);
+    CHECK(line.busy_ns == 2 * trip && line.wait_ns == trip);
+    /* a request issued later for an earlier time that fits before the reservation */
+    ks_cost_line_server l2 = { 0 };
+    ks_cost_line_request(&p, &l2, 10000, KS_SRC_OTHER_SOCKET, 1, &r);
+    CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 100, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
+    CHECK(r.part_ns[KS_COST_CONTENTION] == 0);
+    /* ... and one that does not fit waits */
+    CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 9990, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
+    CHECK(r.part_ns[KS_COST_CONTENTION] > 0);
+    CHECK_EQ_INT(ks_cost_line_request(NULL, &l2, 0, 0, 1, &r), KS_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 0, KS_SRC_COUNT, 1, &r), KS_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ks_cost_line_request(&p, &l2, -1, 0, 1, &r), KS_ERR_INVALID_ARG);
+}
+
+const test_case cost_line_server_tests[] = {
+    { "cost v2: a line serves one transfer at a time", requests_queue_one_transfer_at_a_time },
+    { 0 },
+};
