@@ -39,9 +39,12 @@ static void requests_queue_one_transfer_at_a_time(void)
     ks_cost_line_request(&p, &l2, 10000, KS_SRC_OTHER_SOCKET, 1, &r);
     CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 100, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
     CHECK(r.part_ns[KS_COST_CONTENTION] == 0);
-    /* ... and one that does not fit waits */
+    /* ... a second one at the same instant now waits behind it: the gap is taken */
+    CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 100, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
+    CHECK(r.part_ns[KS_COST_CONTENTION] == trip);
+    /* ... and one that does not fit before 10000 waits for that transfer's end */
     CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 9990, KS_SRC_OTHER_SOCKET, 1, &r), KS_OK);
-    CHECK(r.part_ns[KS_COST_CONTENTION] > 0);
+    CHECK(r.part_ns[KS_COST_CONTENTION] == 10000 + trip - 9990);
     CHECK_EQ_INT(ks_cost_line_request(NULL, &l2, 0, 0, 1, &r), KS_ERR_INVALID_ARG);
     CHECK_EQ_INT(ks_cost_line_request(&p, &l2, 0, KS_SRC_COUNT, 1, &r), KS_ERR_INVALID_ARG);
     CHECK_EQ_INT(ks_cost_line_request(&p, &l2, -1, 0, 1, &r), KS_ERR_INVALID_ARG);

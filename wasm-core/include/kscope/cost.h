@@ -200,25 +200,30 @@ KS_API int32_t ks_cost_mcs_acquire(const ks_cost_params *params, int32_t waiters
 /* ---- a line served one request at a time, in simulated time ----------------- */
 
 /* The discrete-time counterpart of ks_cost_contended_line (cost_line_server.c): one per
- * contended line a simulated model touches. Plain data (snapshots copy it). */
+ * contended line a simulated model touches. Plain data (snapshots copy it). It keeps the
+ * last KS_COST_LINE_SLOTS reserved transfers: a simulation issues a chain of accesses for
+ * later instants before another CPU's for earlier ones, so requests are placed by time. */
+#define KS_COST_LINE_SLOTS 8
 typedef struct ks_cost_line_server {
-    double free_at_ns;             /* when the line's last queued transfer ends */
-    double last_start_ns;          /* when that transfer started */
+    double start_ns[KS_COST_LINE_SLOTS];   /* reserved transfers [start, end) */
+    double end_ns[KS_COST_LINE_SLOTS];     /* 0: an empty slot */
     double busy_ns;                /* sum of queued transfers (utilisation = busy / time) */
     double wait_ns;                /* sum of waits */
     uint64_t served;               /* requests that queued */
+    uint64_t evicted;              /* reservations forgotten while still ahead (slots full) */
 } ks_cost_line_server;
-_Static_assert(sizeof(ks_cost_line_server) == 40, "ks_cost_line_server: 4 x double + u64");
+_Static_assert(sizeof(ks_cost_line_server) == 16 * KS_COST_LINE_SLOTS + 32,
+               "ks_cost_line_server: no hidden padding");
 
 /* One request for a line at now_ns whose data comes from `source` (ks_cache_source, as
  * the v1 cache model found it). needs_transfer = 1 (a load of a line Modified in another
  * cache, a store or locked RMW that must fetch or invalidate another copy): the request
- * waits until the line's previous queued transfer ends (first come, first served), then
- * takes one transfer from source (a request that fits entirely before the last queued
- * transfer's start, issued later for an earlier time, takes that gap instead); out's parts are CONTENTION (the wait) and the source's
- * part (REMOTE for another core, LLC, DRAM...). needs_transfer = 0 (own cache, or a clean
- * copy read): no queue, the source's latency alone. KS_ERR_INVALID_ARG on NULL, a source
- * out of range or a negative time. */
+ * takes the first instant >= now_ns at which one transfer from source fits between the
+ * line's reserved transfers (first come, first served in time: a line moves to one
+ * requester at a time), and reserves it; out's parts are CONTENTION (the wait) and the
+ * source's part (REMOTE for another core, LLC, DRAM...). needs_transfer = 0 (own cache, or
+ * a clean copy read): no queue, the source's latency alone. KS_ERR_INVALID_ARG on NULL, a
+ * source out of range or a negative time. */
 KS_API int32_t ks_cost_line_request(const ks_cost_params *params, ks_cost_line_server *line,
                                     double now_ns, int32_t source, int32_t needs_transfer,
                                     ks_cost_result *out);

@@ -16,10 +16,12 @@
  * neither N nor the distance is a parameter. ks_cost_contended_line stays the analytic
  * check (a model prints both).
  *
- * Simplified: requests are served in the order the simulation issues them (a chain of
- * accesses issues requests for later times before another CPU's for earlier ones): only
- * the gap before the last reserved transfer is reused by a request that fits in it, not
- * older gaps; service is the load-to-use latency of one transfer (the line is
+ * The simulation issues a CPU's chain of dependent accesses (count, barrier, mask) for
+ * later instants before another CPU's request for an earlier one, so the server keeps the
+ * line's last few reserved transfers and places each request at the first instant, from
+ * its own, where one transfer fits between them (first come first served in time, not in
+ * the order of issue). Simplified: only KS_COST_LINE_SLOTS reservations are kept (older
+ * ones are forgotten; `evicted` counts those forgotten while still ahead); service is the load-to-use latency of one transfer (the line is
  * busy for that long); no NACK/retry behaviour.
  */
 #include <string.h>
@@ -54,13 +56,24 @@ int32_t ks_cost_line_request(const ks_cost_params *params, ks_cost_line_server *
     double trip = cost_trip_ns(params, source);
     double wait = 0;
     if (needs_transfer) {
-        if (now_ns + trip <= line->last_start_ns) {
-            wait = 0;                   /* the gap before the last reservation */
-        } else {
-            wait = line->free_at_ns > now_ns ? line->free_at_ns - now_ns : 0;
-            line->last_start_ns = now_ns + wait;
-            line->free_at_ns = now_ns + wait + trip;
+        double at = now_ns;
+        for (int moved = 1; moved;) {       /* first fit between the reservations */
+            moved = 0;
+            for (int i = 0; i < KS_COST_LINE_SLOTS; i++)
+                if (line->end_ns[i] > at && line->start_ns[i] < at + trip) {
+                    at = line->end_ns[i];
+                    moved = 1;
+                }
         }
+        wait = at - now_ns;
+        int slot = 0;                       /* the reservation that ended first */
+        for (int i = 1; i < KS_COST_LINE_SLOTS; i++)
+            if (line->end_ns[i] < line->end_ns[slot])
+                slot = i;
+        if (line->end_ns[slot] > now_ns)
+            line->evicted++;
+        line->start_ns[slot] = at;
+        line->end_ns[slot] = at + trip;
         line->busy_ns += trip;
         line->wait_ns += wait;
         line->served++;
