@@ -50,7 +50,29 @@ static void requests_queue_one_transfer_at_a_time(void)
     CHECK_EQ_INT(ks_cost_line_request(&p, &l2, -1, 0, 1, &r), KS_ERR_INVALID_ARG);
 }
 
+/* Overload: more requests than the line can serve queue up; never two transfers at once. */
+static void an_overloaded_line_queues_without_double_booking(void)
+{
+    ks_cost_params p = gnr_params();
+    double trip = (double)p.latency.cycles[KS_SRC_OTHER_SOCKET] * 1000.0 / p.latency.core_mhz;
+    ks_cost_line_server line = { 0 };
+    ks_cost_result r;
+    /* 100 requests per transfer time, in time order, far beyond the slots */
+    double last_end = 0;
+    for (int i = 0; i < 1000; i++) {
+        double now = i * trip / 100;
+        ks_cost_line_request(&p, &line, now, KS_SRC_OTHER_SOCKET, 1, &r);
+        double end = now + r.total_ns;
+        CHECK(end >= last_end + trip - 1e-6);            /* each ends a transfer after the last */
+        last_end = end;
+    }
+    CHECK(last_end >= 1000 * trip - 1e-6);
+    CHECK(line.evicted > 0);
+}
+
 const test_case cost_line_server_tests[] = {
+    { "cost v2: an overloaded line queues, never double-booked",
+      an_overloaded_line_queues_without_double_booking },
     { "cost v2: a line serves one transfer at a time", requests_queue_one_transfer_at_a_time },
     { 0 },
 };

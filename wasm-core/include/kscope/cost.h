@@ -203,16 +203,19 @@ KS_API int32_t ks_cost_mcs_acquire(const ks_cost_params *params, int32_t waiters
  * contended line a simulated model touches. Plain data (snapshots copy it). It keeps the
  * last KS_COST_LINE_SLOTS reserved transfers: a simulation issues a chain of accesses for
  * later instants before another CPU's for earlier ones, so requests are placed by time. */
-#define KS_COST_LINE_SLOTS 8
+#define KS_COST_LINE_SLOTS 16
 typedef struct ks_cost_line_server {
     double start_ns[KS_COST_LINE_SLOTS];   /* reserved transfers [start, end) */
     double end_ns[KS_COST_LINE_SLOTS];     /* 0: an empty slot */
+    double floor_ns;               /* no transfer starts before this: the end of the latest
+                                      reservation forgotten to make room (conservative) */
     double busy_ns;                /* sum of queued transfers (utilisation = busy / time) */
     double wait_ns;                /* sum of waits */
     uint64_t served;               /* requests that queued */
     uint64_t evicted;              /* reservations forgotten while still ahead (slots full) */
+    uint64_t reserved;
 } ks_cost_line_server;
-_Static_assert(sizeof(ks_cost_line_server) == 16 * KS_COST_LINE_SLOTS + 32,
+_Static_assert(sizeof(ks_cost_line_server) == 16 * KS_COST_LINE_SLOTS + 48,
                "ks_cost_line_server: no hidden padding");
 
 /* One request for a line at now_ns whose data comes from `source` (ks_cache_source, as

@@ -20,8 +20,10 @@
  * later instants before another CPU's request for an earlier one, so the server keeps the
  * line's last few reserved transfers and places each request at the first instant, from
  * its own, where one transfer fits between them (first come first served in time, not in
- * the order of issue). Simplified: only KS_COST_LINE_SLOTS reservations are kept (older
- * ones are forgotten; `evicted` counts those forgotten while still ahead); service is the load-to-use latency of one transfer (the line is
+ * the order of issue). Simplified: only KS_COST_LINE_SLOTS reservations are kept; one
+ * forgotten while still ahead (`evicted`) leaves its end as a floor no later transfer
+ * starts before, so the line is never booked twice (under overload the queue grows, as
+ * it must); service is the load-to-use latency of one transfer (the line is
  * busy for that long); no NACK/retry behaviour.
  */
 #include <string.h>
@@ -56,7 +58,7 @@ int32_t ks_cost_line_request(const ks_cost_params *params, ks_cost_line_server *
     double trip = cost_trip_ns(params, source);
     double wait = 0;
     if (needs_transfer) {
-        double at = now_ns;
+        double at = now_ns > line->floor_ns ? now_ns : line->floor_ns;
         for (int moved = 1; moved;) {       /* first fit between the reservations */
             moved = 0;
             for (int i = 0; i < KS_COST_LINE_SLOTS; i++)
@@ -70,8 +72,11 @@ int32_t ks_cost_line_request(const ks_cost_params *params, ks_cost_line_server *
         for (int i = 1; i < KS_COST_LINE_SLOTS; i++)
             if (line->end_ns[i] < line->end_ns[slot])
                 slot = i;
-        if (line->end_ns[slot] > now_ns)
+        if (line->end_ns[slot] > now_ns) {  /* still ahead: its time stays taken */
             line->evicted++;
+            if (line->end_ns[slot] > line->floor_ns)
+                line->floor_ns = line->end_ns[slot];
+        }
         line->start_ns[slot] = at;
         line->end_ns[slot] = at + trip;
         line->busy_ns += trip;

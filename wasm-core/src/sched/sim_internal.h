@@ -67,6 +67,7 @@ typedef struct wl_process {
     int32_t rt_priority;        /* periodic_rt: 1..99 (sched_priority) */
     uint64_t period_ns;         /* periodic_rt */
     uint64_t runtime_ns;        /* periodic_rt */
+    uint64_t phase_spread_ns;   /* periodic_rt: threads' phases spread over [0, this) */
     int32_t groups;             /* pipe_pairs */
     int32_t pairs;              /* pipe_pairs: pairs_per_group */
     int32_t messages;           /* pipe_pairs */

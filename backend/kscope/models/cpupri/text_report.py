@@ -25,7 +25,7 @@ def render(doc: dict[str, Any]) -> str:
         f"Seed 001 (cpupri per NUMA node) on the model ({doc['preset']}, {doc['duration_ms']} ms simulated, "
         f"seeds {doc['seeds']})",
         f"  workload: {w['instances']} instances x {w['cpus_per_instance']} CPUs, {w['prio']}, "
-        f"{w['threads_per_instance']} threads woken every {w['period_us']} us for {w['runtime_us']} us "
+        f"{w['threads_per_instance']} threads each woken every {w['period_us']} us for {w['runtime_us']} us "
         f"(ASSUMED: {', '.join(w['assumptions'])})",
         "",
         "Cycles per load on the mask line            MEASURED (seed)        MODELLED",
@@ -55,11 +55,13 @@ def render(doc: dict[str, Any]) -> str:
         *_table(doc["c2c_table"]["seed"]),
     ]
     if doc["sensitivity"]:
-        lines += ["", "Sensitivity to the assumed period (burst = period / 2; 5 ms, seed 1): cycles per load",
-                  f"    {'period us':>9} {'global':>8} {'pernode':>8}"]
+        lines += ["", "Sensitivity to the assumptions (burst = period / 2; 5 ms, seed 1): cycles per load, "
+                  "and the global mask line's utilisation",
+                  f"    {'period us':>9} {'threads':<22} {'global':>8} {'pernode':>8} {'util.':>6}"]
         for p in doc["sensitivity"]:
-            lines.append(f"    {p['period_us']:>9} {_n(p['global']['cycles_per_load']):>8} "
-                         f"{_n(p['pernode']['cycles_per_load']):>8}")
+            over = "  overloaded: open loop, waits grow with the run" if p["global"]["mask_line_utilisation"] >= 1 else ""
+            lines.append(f"    {p['period_us']:>9} {p['threads']:<22} {_n(p['global']['cycles_per_load']):>8} "
+                         f"{_n(p['pernode']['cycles_per_load']):>8} {p['global']['mask_line_utilisation']:>6}{over}")
     lines += ["", "Checks (computed; the targets are the experiment, not guaranteed):"]
     for c in doc["checks"]:
         lines.append(f"  [{'pass' if c['pass'] else 'FAIL'}] {c['name']}")

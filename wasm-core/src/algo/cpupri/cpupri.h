@@ -32,7 +32,7 @@
 #define CPUPRI_HIGHER 100
 #define CPUPRI_MAX_NODES 8
 #define CPUPRI_MAX_CPUS CPUMASK_MAX_CPUS
-#define CPUPRI_MAX_LINES 1536      /* line servers: every line of every object */
+#define CPUPRI_MAX_LINES 1024      /* line servers: every line of every object (init fails beyond) */
 #define CPUPRI_MAX_ROWS 4096       /* c2c rows (line, word, symbol) */
 #define CPUPRI_ROW_HASH 8192       /* open addressing over the rows (power of two) */
 #define CPUPRI_LDLAT_CYCLES 30     /* perf c2c record's default x86 ldlat (perf-c2c(1)) */
