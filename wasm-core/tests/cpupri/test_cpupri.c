@@ -320,6 +320,39 @@ static void views_and_snapshots(void)
     test_sim_free(&t);
 }
 
+/* The shipped workloads run under every layout with the map consistent at the end: the
+ * classroom one whole, the seed's 480-CPU one for 1 ms. */
+static void shipped_workloads_run(void)
+{
+    static const char *const files[] = { "rt-instances-classroom-2s-16.json",
+                                         "seed001-ffmpeg-60x8.json" };
+    static const char *const presets[] = { "classroom-2s-16", "hcc-2s-480" };
+    static const char *const algos[] = { "cpupri:global", "cpupri:pernode",
+                                         "cpupri:pernode-kscope" };
+    for (int f = 0; f < 2; f++) {
+        char *json = read_workload_file(files[f]);
+        CHECK(json != NULL);
+        if (!json)
+            continue;
+        for (int v = 0; v < 3; v++) {
+            test_sim t = test_sim_new(presets[f], json, 1, algos[v]);
+            CHECK_EQ_INT(t.status, KS_OK);
+            if (t.status != KS_OK)
+                continue;
+            ks_event ev;
+            int32_t produced = 1;
+            while (ks_sim_step(t.sim, &ev, &produced) == KS_OK && produced &&
+                   (f == 0 || ev.ts_ns < 1000000))
+                ;
+            cpupri_state *st = state_of(&t);
+            CHECK(map_is_consistent(&t, st));
+            CHECK(st->sets > 50 && st->finds > 0 && st->nr_rows > 0);
+            test_sim_free(&t);
+        }
+        free(json);
+    }
+}
+
 static void variant_names_parse(void)
 {
     static const char *const bad[] = { "cpupri:v6.12", "cpupri:global+race",
@@ -349,5 +382,6 @@ const test_case cpupri_tests[] = {
     { "cpupri: simultaneous sets queue on the mask line", simultaneous_sets_queue_on_the_line },
     { "cpupri: views and snapshots", views_and_snapshots },
     { "cpupri: variant names parse", variant_names_parse },
+    { "cpupri: the shipped workloads run under every layout", shipped_workloads_run },
     { 0 },
 };
