@@ -77,10 +77,13 @@ static void update_overload_masks(ks_sim *s, int32_t cpu)
         cpumask_set(&s->core.fair_overload, cpu);
     else
         cpumask_clear_cpu(&s->core.fair_overload, cpu);
-    if (rq->nr_queued_rt)
+    int was = cpumask_test(&s->core.rt_overload, cpu), now = rq->nr_queued_rt > 0;
+    if (now)
         cpumask_set(&s->core.rt_overload, cpu);
     else
         cpumask_clear_cpu(&s->core.rt_overload, cpu);
+    if (was != now && s->ops && s->ops->rt_overload_changed && s->algo)
+        s->ops->rt_overload_changed(s->algo, s, cpu, now);
 }
 
 /*
@@ -120,8 +123,8 @@ void rq_enqueue(ks_sim *s, int32_t cpu, int32_t task, int head)
         rq->nr_queued_rt++;
     else
         rq->nr_queued_fair++;
+    publish_rt_level(s, cpu);       /* inc/dec_rt_prio before enqueue/dequeue_pushable_task */
     update_overload_masks(s, cpu);
-    publish_rt_level(s, cpu);
 }
 
 void rq_dequeue(ks_sim *s, int32_t cpu, int32_t task)
@@ -142,8 +145,8 @@ void rq_dequeue(ks_sim *s, int32_t cpu, int32_t task)
         rq->nr_queued_rt--;
     else
         rq->nr_queued_fair--;
+    publish_rt_level(s, cpu);       /* inc/dec_rt_prio before enqueue/dequeue_pushable_task */
     update_overload_masks(s, cpu);
-    publish_rt_level(s, cpu);
 }
 
 void rq_set_curr(ks_sim *s, int32_t cpu, int32_t task)

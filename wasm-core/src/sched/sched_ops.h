@@ -20,6 +20,8 @@
  *                                    scans the overloaded CPUs, as pull_rt_task does)
  *                 rt_prio_changed    inc_rt_prio_smp() / dec_rt_prio_smp() -> cpupri_set():
  *                                    a CPU's highest queued-or-running RT priority changed
+ *                 rt_overload_changed  rt_set_overload() / rt_clear_overload(): the CPU's bit
+ *                                    of the root domain's RT overload mask (rto_mask) flipped
  *     balancing   balance            sched_balance_domains() for one CPU: replace the
  *                                    periodic balance
  *     allocator   kmem_cache_alloc   slab_alloc_node() on a CPU (SLUB's per-CPU sheaves)
@@ -98,6 +100,12 @@ typedef struct ks_sched_ops {
      * starts later reads sched_rt_highest_prio(). */
     void (*rt_prio_changed)(void *state, ks_sim *sim, int32_t cpu, int32_t old_prio,
                             int32_t new_prio);
+
+    /* The CPU became RT-overloaded (overloaded = 1) or stopped being so (0): where the
+     * kernel's rt_set_overload / rt_clear_overload write rd->rto_mask and rd->rto_count.
+     * The core's meaning is "has waiting RT tasks" (rq.c); 6.12 counts only pushable ones
+     * (nr_cpus_allowed > 1), so a pinned waiting task flips it here and not in 6.12. */
+    void (*rt_overload_changed)(void *state, ks_sim *sim, int32_t cpu, int32_t overloaded);
 
     /* ---- balancing ---- */
 

@@ -88,6 +88,10 @@ static void map_follows_the_core_in_every_layout(void)
         }
         CHECK(steps > 500);
         CHECK_EQ_INT(bad, 0);
+        /* rto_mask / rto_count follow the core's overload mask */
+        CHECK(memcmp(st->rto_mask.bits, t.sim->core.rt_overload.bits, sizeof(uint64_t)) == 0);
+        CHECK_EQ_INT(st->rto_count, cpumask_weight(&t.sim->core.rt_overload, 1));
+        CHECK(st->overload_changes > 0);
         CHECK(st->sets > 100);
         CHECK(st->finds > 10);
         /* the seed's layout keeps the complement bits of the other nodes */

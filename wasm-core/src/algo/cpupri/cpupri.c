@@ -35,8 +35,9 @@
  * inc_rt_prio_smp/dec_rt_prio_smp -> cpupri_set (the CPU whose level changes executes
  * it: in the kernel it is whoever holds that rq's lock, the waker for a wakeup queued
  * from the same LLC; simplified); find_lowest_rq = find_lowest_rq. The core keeps its own
- * select_task_rq_rt, push and pull loops (they call find_lowest_rq) and its own
- * overload mask; root_domain's rto_mask and rto_count lines are not modelled as memory.
+ * select_task_rq_rt, push and pull loops (they call find_lowest_rq);
+ * rt_overload_changed = rt_set_overload / rt_clear_overload: root_domain's rto_mask and
+ * rto_count lines as memory (the push-IPI chain that reads them is not modelled).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,7 @@ const ks_sched_ops cpupri_ops = {
     .release = cpupri_release,
     .find_lowest_rq = cpupri_find_lowest_rq,
     .rt_prio_changed = cpupri_rt_prio_changed,
+    .rt_overload_changed = cpupri_rt_overload_changed,
     .view_get = cpupri_view_get,
     .snapshot_size = cpupri_snapshot_size,
     .snapshot_save = cpupri_snapshot_save,

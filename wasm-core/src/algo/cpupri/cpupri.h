@@ -47,6 +47,8 @@ typedef enum cpupri_site {
     SITE_MEMCPY,                   /* the seed's cpumask_copy of a 480-bit mask */
     SITE_BITMAP_INTERSECTS,        /* kscope's cpumask_intersects -> __bitmap_intersects */
     SITE_BITMAP_OR,                /* kscope's cpumask_or -> __bitmap_or */
+    SITE_ENQUEUE_PUSHABLE,         /* rt_set_overload, inlined in enqueue_pushable_task */
+    SITE_DEQUEUE_PUSHABLE,         /* rt_clear_overload, inlined in dequeue_pushable_task */
     SITE_COUNT
 } cpupri_site;
 
@@ -99,16 +101,19 @@ typedef struct cpupri_state {
     double cpu_kernel_ns[CPUPRI_MAX_CPUS];               /* modelled access time per CPU */
     /* memory */
     int32_t nr_objects, nr_servers, obj_pri_to_cpu, obj_cpu_to_pri;
+    int32_t obj_root_domain, obj_rto_mask;               /* rd's rto_count line, rd->rto_mask */
+    int32_t rto_count, reserved2;                        /* atomic_t rd->rto_count */
+    cpumask rto_mask;
     int32_t obj_mask[CPUPRI_LEVELS][CPUPRI_MAX_NODES];   /* bitmap objects (-1 none) */
     int32_t obj_block[CPUPRI_MAX_NODES];                 /* kscope's node blocks */
-    cpupri_object objects[CPUPRI_LEVELS * CPUPRI_MAX_NODES + 2];
+    cpupri_object objects[CPUPRI_LEVELS * CPUPRI_MAX_NODES + 4];
     ks_cost_line_server servers[CPUPRI_MAX_LINES];
     ks_cost_params cost;
     int32_t nr_rows, reserved;
     cpupri_row rows[CPUPRI_MAX_ROWS];
     int32_t row_hash[CPUPRI_ROW_HASH];                   /* row index + 1, 0 = empty */
     /* counters */
-    uint64_t sets, finds, finds_found, nodes_scanned, finds_changed, accesses;
+    uint64_t sets, finds, finds_found, nodes_scanned, finds_changed, accesses, overload_changes;
     double access_ns, wait_ns;
 } cpupri_state;
 
@@ -132,6 +137,7 @@ int32_t cpupri_find_committed(const cpupri_state *st, int32_t prio, const cpumas
 
 /* cpupri_rt.c */
 int32_t cpupri_find_lowest_rq(void *state, ks_sim *sim, int32_t task, int32_t prev_cpu);
+void cpupri_rt_overload_changed(void *state, ks_sim *sim, int32_t cpu, int32_t overloaded);
 
 /* cpupri_mem.c */
 int32_t cpupri_mem_init(cpupri_state *st, ks_sim *sim);

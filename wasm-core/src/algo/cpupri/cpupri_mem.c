@@ -15,7 +15,8 @@
  *     64) bytes, 64 for 480 CPUs, so word k holds CPUs 64k..64k+63). The seed's split
  *     allocates one bitmap per (level, node) on that node (zalloc_cpumask_var_node);
  *     kscope's 6.12 patch one block per node (counts, then the 101 bitmaps, line aligned,
- *     kzalloc_node). ASSUMPTION: the root domain (cp->pri_to_cpu, cpu_to_pri and the
+ *     kzalloc_node); and root_domain's RT overload state (rd->rto_count's line,
+ *     rd->rto_mask: rt_set_overload / rt_clear_overload). ASSUMPTION: the root domain (cp->pri_to_cpu, cpu_to_pri and the
  *     global bitmaps) lives on node 0, where boot allocates def_root_domain.
  *   - Each access is a v1 cache access from the CPU that executes it (which keeps the
  *     per-line and per-8-byte-word load/store/HITM counters perf c2c reports) and, when it
@@ -55,6 +56,8 @@ const char *const cpupri_site_names[SITE_COUNT] = {
     [SITE_MEMCPY] = "memcpy",
     [SITE_BITMAP_INTERSECTS] = "__bitmap_intersects",
     [SITE_BITMAP_OR] = "__bitmap_or",
+    [SITE_ENQUEUE_PUSHABLE] = "enqueue_pushable_task",
+    [SITE_DEQUEUE_PUSHABLE] = "dequeue_pushable_task",
 };
 
 static int32_t add_object(cpupri_state *st, ks_sim *sim, const char *name, uint32_t bytes,
@@ -93,6 +96,11 @@ int32_t cpupri_mem_init(cpupri_state *st, ks_sim *sim)
     char name[40];
     TRY(add_object(st, sim, "cpupri.cpu_to_pri", 4u * (uint32_t)st->nr_cpus, 0, -1, -1,
                    &st->obj_cpu_to_pri));
+    /* root_domain's RT lines: rto_count at 0x4 of its line 1 (the series' cover letter's
+     * offsets, on its tree; VERIFY against a 6.12 pahole), and the rto_mask bitmap */
+    TRY(add_object(st, sim, "root_domain", 2 * KS_CACHE_LINE, 0, -1, -1, &st->obj_root_domain));
+    TRY(add_object(st, sim, "root_domain.rto_mask", (uint32_t)st->mask_bytes, 0, -1, -1,
+                   &st->obj_rto_mask));
     for (int32_t l = 0; l < CPUPRI_LEVELS; l++)
         for (int32_t n = 0; n < CPUPRI_MAX_NODES; n++)
             st->obj_mask[l][n] = -1;

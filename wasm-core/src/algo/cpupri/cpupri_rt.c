@@ -103,3 +103,35 @@ int32_t cpupri_find_lowest_rq(void *state, ks_sim *sim, int32_t task, int32_t pr
         return tc;
     return any_and_distribute(st, this_cpu, &lowest, NULL);
 }
+
+/*
+ * rt_set_overload() / rt_clear_overload() (rt.c v6.12, from enqueue_pushable_task /
+ * dequeue_pushable_task): set: cpumask_set_cpu(cpu, rd->rto_mask), smp_wmb(),
+ * atomic_inc(&rd->rto_count); clear: atomic_dec(&rd->rto_count), then
+ * cpumask_clear_cpu(cpu, rd->rto_mask) ("the order here really doesn't matter").
+ * Executed by the CPU whose rq changes (simplified, as cpupri_set). The core's overload
+ * meaning is "has waiting RT tasks" (sched_ops.h).
+ */
+void cpupri_rt_overload_changed(void *state, ks_sim *sim, int32_t cpu, int32_t overloaded)
+{
+    cpupri_state *st = state;
+    double t = (double)sched_now(sim);
+    uint32_t word = 8u * (uint32_t)(cpu / 64);
+    uint32_t count_off = KS_CACHE_LINE + 4;         /* line 1, 0x4 */
+    if (overloaded) {
+        t = cpupri_mem_access(st, sim, cpu, st->obj_rto_mask, word, 8, ACC_RMW,
+                              SITE_ENQUEUE_PUSHABLE, t);
+        cpupri_mem_access(st, sim, cpu, st->obj_root_domain, count_off, 4, ACC_RMW,
+                          SITE_ENQUEUE_PUSHABLE, t);
+        cpumask_set(&st->rto_mask, cpu);
+        st->rto_count++;
+    } else {
+        t = cpupri_mem_access(st, sim, cpu, st->obj_root_domain, count_off, 4, ACC_RMW,
+                              SITE_DEQUEUE_PUSHABLE, t);
+        cpupri_mem_access(st, sim, cpu, st->obj_rto_mask, word, 8, ACC_RMW,
+                          SITE_DEQUEUE_PUSHABLE, t);
+        cpumask_clear_cpu(&st->rto_mask, cpu);
+        st->rto_count--;
+    }
+    st->overload_changes++;
+}
