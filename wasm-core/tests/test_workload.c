@@ -147,7 +147,9 @@ static void shipped_examples_parse(void)
     static const char *const files[] = { "seed000-8core-200ms.json",
                                          "seed000-librseq-8core-200ms.json", "rt-periodic.json",
                                          "hackbench-2g.json", "fork-churn.json",
-                                         "rt-instances-classroom-2s-16.json" };
+                                         "rt-instances-classroom-2s-16.json",
+                                         "seed001-ffmpeg-60x8.json",
+                                         "seed001-stressng-cyclic-480.json" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *json = read_workload_file(files[i]);
         CHECK(json != NULL);
@@ -155,7 +157,9 @@ static void shipped_examples_parse(void)
             printf("    cannot read workloads/%s\n", files[i]);
             continue;
         }
-        test_sim t = test_sim_new("epyc-9654-2s", json, 1, NULL);
+        /* seed 001's files use all of hcc-2s-480's 480 CPUs */
+        test_sim t = test_sim_new(strncmp(files[i], "seed001", 7) == 0 ? "hcc-2s-480" : "epyc-9654-2s",
+                                  json, 1, NULL);
         if (t.status != KS_OK)
             printf("    %s: line %d: %s: %s\n", files[i], t.err.line, t.err.field, t.err.message);
         CHECK_EQ_INT(t.status, KS_OK);

@@ -62,6 +62,13 @@ def render(doc: dict[str, Any]) -> str:
             over = "  overloaded: open loop, waits grow with the run" if p["global"]["mask_line_utilisation"] >= 1 else ""
             lines.append(f"    {p['period_us']:>9} {p['threads']:<22} {_n(p['global']['cycles_per_load']):>8} "
                          f"{_n(p['pernode']['cycles_per_load']):>8} {p['global']['mask_line_utilisation']:>6}{over}")
+    sn = doc["side"].get("stress_ng_cyclic")
+    if sn:
+        lines += ["", "stress-ng --cyclic 480 --cyclic-policy fifo (seed: +5.9% after the split), MODELLED mask line:",
+                  f"    {'':<9} {'cycles/load':>11} {'waiting':>8} {'remote':>7} {'util.':>6} {'kernel %':>9}"]
+        for v, r in sn.items():
+            lines.append(f"    {v:<9} {_n(r['cycles_per_load']):>11} {_n(r['wait_cycles_per_load']):>8} "
+                         f"{_n(r['remote_share']):>7} {r['mask_line_utilisation']:>6} {r['kernel_share_pct']:>9}")
     lines += ["", "Checks (computed; the targets are the experiment, not guaranteed):"]
     for c in doc["checks"]:
         lines.append(f"  [{'pass' if c['pass'] else 'FAIL'}] {c['name']}")

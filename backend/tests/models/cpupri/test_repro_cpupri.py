@@ -30,6 +30,12 @@ def test_the_shipped_workload_is_the_generator_s() -> None:
     assert cpus == list(range(480))                          # 60 x 8, every CPU once
 
 
+def test_the_shipped_stressng_workload_is_the_repro_s() -> None:
+    shipped = json.loads((WORKLOADS / repro.STRESSNG_FILE).read_text())
+    built = repro.stressng_workload()
+    assert shipped["processes"] == built["processes"] and shipped["duration_ms"] == built["duration_ms"]
+
+
 def test_document_shape_and_figures(short_run: dict[str, Any]) -> None:
     doc = short_run
     assert set(doc["c2c_cycles_per_load"]) == {"global", "pernode", "pernode-kscope"}
@@ -51,6 +57,8 @@ def test_document_shape_and_figures(short_run: dict[str, Any]) -> None:
     counts = doc["counts"]["global"]
     assert counts["sets"] > 1000 and counts["finds"] > 100
     assert doc["counts"]["pernode"]["nodes_scanned"] > doc["counts"]["pernode"]["finds"]
+    side = doc["side"]["stress_ng_cyclic"]
+    assert set(side) == {"global", "pernode"} and all(r["cycles_per_load"] for r in side.values())
 
 
 def test_checks_are_computed_not_assumed(short_run: dict[str, Any]) -> None:
