@@ -299,6 +299,8 @@ static void views_and_snapshots(void)
     CHECK_EQ_INT(a.nr_nodes, 2);
     CHECK_EQ_INT(a.mask_bytes, 8);
     CHECK(a.sets > 0 && a.nr_rows > 0 && a.access_ns > 0);
+    CHECK(a.set_cpus > 0 && a.set_cpus <= 16);
+    CHECK(a.mask_line_served > 0 && a.mask_line_busy_ns > 0);
     CHECK_EQ_INT(ks_sim_snapshot_restore(t.sim, snap, size), KS_OK);
     for (int i = 0; i < 2000; i++)
         ks_sim_step(t.sim, &ev, &produced);

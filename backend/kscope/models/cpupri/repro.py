@@ -157,6 +157,29 @@ def run_variant(topo: Topology, spec: dict[str, Any], variant: str, seed: int) -
             "line": line_figures(rows), "kernel_share_pct": share}
 
 
+def mva_check(params: Any, r: dict[str, Any]) -> dict[str, Any] | None:
+    """Cost model v2's analytic contended line (ks_cost_contended_line, MVA) beside the
+    simulated line server, for the run's hottest bitmap line: N = the CPUs writing it (every
+    CPU that ran cpupri_set; per node for the split layouts), think time = N x time / requests
+    - the simulated time per request, the two distances mixed by the run's remote share."""
+    s, line = r["summary"], r["line"]
+    served = s["mask_line_served"]
+    if not served or not s["set_cpus"]:
+        return None
+    n = max(1, s["set_cpus"] // (s["nr_nodes"] if s["variant"] != "global" else 1))
+    sim_ns = (s["mask_line_busy_ns"] + s["mask_line_wait_ns"]) / served
+    think = max(0.0, n * s["now_ns"] / served - sim_ns)
+    share = line["remote_share"] or 0.0
+    rem = view.contended_line(params, n, view.SRC_OTHER_SOCKET, think)
+    loc = view.contended_line(params, n, view.SRC_SAME_LLC_CORE, think)
+    mva = share * rem["total_ns"] + (1 - share) * loc["total_ns"]
+    wait = share * rem["contention_ns"] + (1 - share) * loc["contention_ns"]
+    return {"accessors": n, "think_ns": round(think, 1), "requests": served,
+            "simulated_ns_per_request": round(sim_ns, 1),
+            "simulated_wait_ns_per_request": round(s["mask_line_wait_ns"] / served, 1),
+            "mva_ns_per_request": round(mva, 1), "mva_wait_ns_per_request": round(wait, 1)}
+
+
 def _by_symbol_offset(table: list[dict[str, Any]]) -> dict[str, dict[int, int]]:
     out: dict[str, dict[int, int]] = {}
     for r in table:
@@ -208,6 +231,7 @@ def run(rounds: int = 5, runs: int = 3, background: int = 0, progress: ProgressF
     seeds = list(range(1, runs + 1))
     per_variant: dict[str, list[dict[str, Any]]] = {}
     with Topology.from_preset(PRESET) as topo:
+        params = view.cost_params(topo.handle)
         for v in VARIANTS:
             per_variant[v] = [run_variant(topo, spec, v, s) for s in seeds]
             if progress:
@@ -282,6 +306,7 @@ def run(rounds: int = 5, runs: int = 3, background: int = 0, progress: ProgressF
         "counts": {v: {k: rs[0]["summary"][k] for k in ("sets", "finds", "finds_found", "nodes_scanned",
                                                          "accesses")} | {"events": rs[0]["events"]}
                    for v, rs in per_variant.items()},
+        "contended_line_check": {v: mva_check(params, rs[0]) for v, rs in per_variant.items()},
         "mask_line_utilisation": {v: round(rs[0]["summary"]["mask_line_busy_ns"] / rs[0]["summary"]["now_ns"], 4)
                                   for v, rs in per_variant.items()},
         "c2c_table": {"model_global": model_table, "seed": seed_table,

@@ -41,6 +41,11 @@ def render(doc: dict[str, Any]) -> str:
         f"(seed: {doc['c2c_table']['seed_line']['rmt_hitm']} of "
         f"{doc['c2c_table']['seed_line']['rmt_hitm'] + doc['c2c_table']['seed_line']['lcl_hitm']})",
         f"  mask line utilisation (busy transfer time / time): {doc['mask_line_utilisation']}",
+        "  the same line by cost model v2's analytic contended line (MVA, ks_cost_contended_line), ns per request:",
+        *[f"    {v:<15} simulated {c['simulated_ns_per_request']} (waiting {c['simulated_wait_ns_per_request']}), "
+          f"MVA {c['mva_ns_per_request']} (waiting {c['mva_wait_ns_per_request']}); N = {c['accessors']}, "
+          f"think {c['think_ns']} ns"
+          for v, c in doc["contended_line_check"].items() if c],
         "",
         "Kernel-time share                            MEASURED (seed)        MODELLED (cpupri accesses only)",
         f"  global -> pernode                         {res.get('kernel_cycles_pct_before')}% -> "

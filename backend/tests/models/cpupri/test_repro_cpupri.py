@@ -57,6 +57,9 @@ def test_document_shape_and_figures(short_run: dict[str, Any]) -> None:
     counts = doc["counts"]["global"]
     assert counts["sets"] > 1000 and counts["finds"] > 100
     assert doc["counts"]["pernode"]["nodes_scanned"] > doc["counts"]["pernode"]["finds"]
+    check = doc["contended_line_check"]["global"]
+    assert check["accessors"] == 480 and check["requests"] > 0
+    assert check["mva_ns_per_request"] > 0 and check["simulated_ns_per_request"] > 0
     side = doc["side"]["stress_ng_cyclic"]
     assert set(side) == {"global", "pernode"} and all(r["cycles_per_load"] for r in side.values())
 

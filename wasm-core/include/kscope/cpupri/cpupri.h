@@ -50,18 +50,22 @@ typedef struct ks_cpupri_summary {
     int32_t nr_cpus, nr_nodes;
     int32_t nr_rows;               /* c2c rows (KS_CPUPRI_VIEW_C2C) */
     int32_t mask_bytes;            /* cpumask_size(): one level's bitmap */
+    int32_t set_cpus;              /* CPUs that ran cpupri_set (the lines' writers) */
+    int32_t reserved;
     uint64_t sets;                 /* cpupri_set calls that changed a level */
     uint64_t finds;                /* cpupri_find calls */
     uint64_t finds_found;          /* ... that returned a level */
     uint64_t nodes_scanned;        /* bitmaps loaded, as kscope_cpupri_find counts them */
     uint64_t finds_changed_by_inflight;  /* answers an in-flight cpupri_set changed */
     uint64_t accesses;             /* modelled loads, stores and locked RMWs */
+    uint64_t mask_line_served;     /* the hottest bitmap line's queued requests */
     double access_ns;              /* their modelled time, summed over CPUs */
     double wait_ns;                /* of which waiting behind other requests of a line */
     double mask_line_busy_ns;      /* the hottest bitmap line's transfer time (its utilisation) */
+    double mask_line_wait_ns;      /* ... and its requests' summed waits */
     double now_ns;                 /* the simulation time of this view */
 } ks_cpupri_summary;
-_Static_assert(sizeof(ks_cpupri_summary) == 6 * 4 + 6 * 8 + 4 * 8,
+_Static_assert(sizeof(ks_cpupri_summary) == 8 * 4 + 7 * 8 + 5 * 8,
                "ks_cpupri_summary: no hidden padding");
 
 /*

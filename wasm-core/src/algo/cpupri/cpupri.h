@@ -97,6 +97,7 @@ typedef struct cpupri_state {
     int32_t distribute_prev[CPUPRI_MAX_CPUS];            /* per-CPU distribute_cpu_mask_prev */
     cpupri_inflight inflight[CPUPRI_MAX_CPUS];
     cpumask inflight_cpus;                               /* CPUs whose inflight may be active */
+    cpumask setters;                                     /* CPUs that ran cpupri_set */
     double cpu_free_at[CPUPRI_MAX_CPUS];                 /* the CPU's last access ends */
     double cpu_kernel_ns[CPUPRI_MAX_CPUS];               /* modelled access time per CPU */
     /* memory */

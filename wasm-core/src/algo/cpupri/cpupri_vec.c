@@ -218,6 +218,7 @@ void cpupri_set(cpupri_state *st, ks_sim *sim, int32_t by, int32_t cpu, int32_t 
         st->cpu_node[cpu] = has_new ? node : -1;
     st->inflight[cpu] = f;
     cpumask_set(&st->inflight_cpus, cpu);
+    cpumask_set(&st->setters, by);
     st->sets++;
 }
 

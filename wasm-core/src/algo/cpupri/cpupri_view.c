@@ -17,6 +17,7 @@ static void fill_summary(const cpupri_state *st, ks_sim *sim, ks_cpupri_summary 
     out->nr_nodes = st->nr_nodes;
     out->nr_rows = st->nr_rows;
     out->mask_bytes = st->mask_bytes;
+    out->set_cpus = cpumask_weight(&st->setters, st->nwords);
     out->sets = st->sets;
     out->finds = st->finds;
     out->finds_found = st->finds_found;
@@ -29,9 +30,14 @@ static void fill_summary(const cpupri_state *st, ks_sim *sim, ks_cpupri_summary 
         const cpupri_object *o = &st->objects[i];
         if (o->level < 0 && st->variant != KS_CPUPRI_PERNODE_KSCOPE)
             continue;
-        for (int32_t l = 0; l < o->lines; l++)
-            if (st->servers[o->first_server + l].busy_ns > out->mask_line_busy_ns)
-                out->mask_line_busy_ns = st->servers[o->first_server + l].busy_ns;
+        for (int32_t l = 0; l < o->lines; l++) {
+            const ks_cost_line_server *ls = &st->servers[o->first_server + l];
+            if (ls->busy_ns > out->mask_line_busy_ns) {
+                out->mask_line_busy_ns = ls->busy_ns;
+                out->mask_line_wait_ns = ls->wait_ns;
+                out->mask_line_served = ls->served;
+            }
+        }
     }
     out->now_ns = (double)sched_now(sim);
 }

@@ -18,10 +18,11 @@ class KsCpupriViewRequest(ctypes.Structure):
 
 
 class KsCpupriSummary(ctypes.Structure):
-    _fields_ = [(n, _i32) for n in ("variant", "flags", "nr_cpus", "nr_nodes", "nr_rows", "mask_bytes")] + [
+    _fields_ = [(n, _i32) for n in ("variant", "flags", "nr_cpus", "nr_nodes", "nr_rows", "mask_bytes",
+                                    "set_cpus", "reserved")] + [
         (n, _u64) for n in ("sets", "finds", "finds_found", "nodes_scanned", "finds_changed_by_inflight",
-                            "accesses")] + [
-        (n, _f64) for n in ("access_ns", "wait_ns", "mask_line_busy_ns", "now_ns")]
+                            "accesses", "mask_line_served")] + [
+        (n, _f64) for n in ("access_ns", "wait_ns", "mask_line_busy_ns", "mask_line_wait_ns", "now_ns")]
 
 
 class KsCpupriC2cRow(ctypes.Structure):
@@ -33,7 +34,7 @@ class KsCpupriC2cRow(ctypes.Structure):
 
 
 assert ctypes.sizeof(KsCpupriViewRequest) == 8
-assert ctypes.sizeof(KsCpupriSummary) == 104, "ks_cpupri_summary changed"
+assert ctypes.sizeof(KsCpupriSummary) == 128, "ks_cpupri_summary changed"
 assert ctypes.sizeof(KsCpupriC2cRow) == 136, "ks_cpupri_c2c_row changed"
 
 
@@ -62,6 +63,7 @@ def _as_dict(s: ctypes.Structure) -> dict[str, Any]:
 def summary(sim: Simulation) -> dict[str, Any]:
     buf = _request(sim, VIEW_SUMMARY, 0, ctypes.sizeof(KsCpupriSummary))
     d = _as_dict(KsCpupriSummary.from_buffer_copy(buf))
+    d.pop("reserved")
     d["variant"] = VARIANTS[d["variant"]]
     return d
 
@@ -79,3 +81,33 @@ def c2c_rows(sim: Simulation) -> list[dict[str, Any]]:
             row.pop("reserved")
             rows.append(row)
     return rows
+
+
+# ---- cost model v2's contended line (kscope/cost.h), the analytic check ---------------------
+
+COST_PARAMS_BYTES = 36 + 14 * 4 + 4 * 24     # sizeof(ks_cost_params), _Static_assert'ed in C
+COST_RESULT_BYTES = 8 * (3 + 14) + 4 * (8 + 10)
+SRC_SAME_LLC_CORE, SRC_OTHER_SOCKET = 3, 5   # ks_cache_source
+PART_CONTENTION = 11                          # ks_cost_part
+
+
+def cost_params(topology_handle: Any) -> ctypes.Array:  # type: ignore[type-arg]
+    fn = core.lib().ks_topology_cost_params
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    fn.restype = ctypes.c_int32
+    buf = ctypes.create_string_buffer(COST_PARAMS_BYTES)
+    core.check(fn(topology_handle, buf))
+    return buf
+
+
+def contended_line(params: ctypes.Array, accessors: int, distance: int,  # type: ignore[type-arg]
+                   think_ns: float) -> dict[str, float]:
+    """ks_cost_contended_line: the mean time of one touch (ns) and its waiting part."""
+    fn = core.lib().ks_cost_contended_line
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_double, ctypes.c_void_p]
+    fn.restype = ctypes.c_int32
+    out = ctypes.create_string_buffer(COST_RESULT_BYTES)
+    core.check(fn(params, accessors, distance, think_ns, out))
+    total = ctypes.c_double.from_buffer_copy(out, 0).value
+    wait = ctypes.c_double.from_buffer_copy(out, 8 + 8 * PART_CONTENTION).value
+    return {"total_ns": total, "contention_ns": wait}
