@@ -19,16 +19,6 @@ const topology_spec topology_presets[] = {
         .nodes = 1, .l1d_kib = 32, .l2_kib = 1024, .l3_kib = 32 * 1024,
     },
     {
-        /* Small enough to read on a projector, with two sockets: hcc-2s-480 shrunk to 2
-         * sockets x 4 cores x SMT2, one LLC and one NUMA node per socket (node 0 = CPUs
-         * 0-3 and their siblings 8-11). For lessons about lines that cross sockets; sizes
-         * and latencies are hcc-2s-480's (Granite Rapids), so costs read the same. */
-        .name = "classroom-2s-16",
-        .description = "Teaching machine: 2 sockets of 4 cores, SMT2 (16 CPUs), 2 nodes",
-        .sockets = 2, .cores_per_socket = 4, .threads_per_core = 2, .cores_per_llc = 4,
-        .nodes = 2, .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 504 * 1024,
-    },
-    {
         /* Seeds 000/003 (lscpu: 384 CPUs, 96 cores/socket, 2 sockets, L3 768 MiB in 24
          * instances, L2 1 MiB x 192) and seed 002 (Hao's EPYC, 2 NUMA nodes).
          * L1d 32 KiB per core: seed 000's lscpu, 6 MiB / 192 instances. */
@@ -86,6 +76,16 @@ const topology_spec topology_presets[] = {
         .name = "hcc-2s-480",
         .description = "Intel HCC Xeon x2 (seed 001): 480 CPUs, 240 cores, 2 nodes, 2 LLCs",
         .sockets = 2, .cores_per_socket = 120, .threads_per_core = 2, .cores_per_llc = 120,
+        .nodes = 2, .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 504 * 1024,
+    },
+    {
+        /* Small enough to read on a projector, with two sockets: hcc-2s-480 shrunk to 2
+         * sockets x 4 cores x SMT2, one LLC and one NUMA node per socket (node 0 = CPUs
+         * 0-3 and their siblings 8-11). For lessons about lines that cross sockets; sizes
+         * and latencies are hcc-2s-480's (Granite Rapids), so costs read the same. */
+        .name = "classroom-2s-16",
+        .description = "Teaching machine: 2 sockets of 4 cores, SMT2 (16 CPUs), 2 nodes",
+        .sockets = 2, .cores_per_socket = 4, .threads_per_core = 2, .cores_per_llc = 4,
         .nodes = 2, .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 504 * 1024,
     },
 };
