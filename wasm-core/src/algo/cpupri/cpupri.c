@@ -83,7 +83,6 @@ static int32_t cpupri_init(ks_sim *sim, const char *variant, void **state)
     if (!st)
         return KS_ERR_NO_MEMORY;
     int32_t status = parse_variant(st, variant);
-    const ks_topology *topo = sched_topology(sim);
     st->nr_cpus = sched_nr_cpus(sim);
     st->nwords = cpumask_words(st->nr_cpus);
     st->mask_bytes = 8 * st->nwords;                    /* cpumask_size() with OFFSTACK */
@@ -99,7 +98,6 @@ static int32_t cpupri_init(ks_sim *sim, const char *variant, void **state)
         st->cpu_node[c] = -1;
         st->cpu_to_pri[c] = CPUPRI_INVALID;
     }
-    (void)topo;
     if (status == KS_OK && st->nr_cpus > CPUPRI_MAX_CPUS)
         status = KS_ERR_INVALID_ARG;
     for (int32_t c = 0; c < st->nr_cpus && status == KS_OK; c++)
