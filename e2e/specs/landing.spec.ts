@@ -44,7 +44,7 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
 test('an unknown path says "not found" and links to the pages, not the topology', async ({ page }) => {
   const errors = recordConsoleErrors(page);
   await page.setViewportSize({ width: 1280, height: 720 });
-  for (const path of ['/nope', '/lesson/cpupri', '/simulate/extra/bits', '/learn']) {
+  for (const path of ['/nope', '/lesson/nosuchmodel', '/simulate/extra/bits', '/learn']) {
     await page.goto(path);
     const notFound = page.getByTestId('not-found');
     await expect(notFound).toBeVisible();

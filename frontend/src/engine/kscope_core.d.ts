@@ -70,7 +70,7 @@ declare module '*/kscope_core.mjs' {
 
     // kscope/cache.h (what the simulation bridge uses)
     _ks_cache_default_params(out: Ptr): void
-    // (what the cpupri bridge reads: where a mask line lives now)
+    // (what a model's bridge reads: where a line lives now)
     _ks_cache_object_count(cache: Ptr): number
     _ks_cache_object_name(cache: Ptr, object: number): Ptr
     _ks_cache_line_places(cache: Ptr, object: number, nowNs: bigint): Ptr

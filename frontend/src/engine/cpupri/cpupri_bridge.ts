@@ -48,7 +48,7 @@ const ROWS_PER_CALL = 256
 /** The cpupri methods of one simulation (listed in model_bridges.ts). */
 export function attachCpupri(s: SimInternals): CpupriSimulation {
   const { sim } = s
-  const { mod, check, text, views } = s.ctx
+  const { mod, text, views } = s.ctx
   /** Cache-model object ids by name, read once (the model adds its objects when the run is built). */
   let objectIds: Map<string, number> | null = null
   const objectId = (cache: number, name: string): number | undefined => {
