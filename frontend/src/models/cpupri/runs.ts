@@ -46,7 +46,7 @@ export function algoOf(variant: string, toggles: readonly string[] = []): string
 
 /** Display names and colours (the app's colour-blind-safe pair; the name is always written too). */
 export const VARIANT_LOOK: Readonly<Record<string, { name: string; colour: string }>> = {
-  global: { name: 'before: one global mask per level (v6.12)', colour: '#d55e00' },
+  global: { name: 'before: global mask (v6.12)', colour: '#d55e00' },
   pernode: { name: 'after: per-node masks (seed 001)', colour: '#0072b2' },
   'pernode-kscope': { name: "kscope's per-node blocks (6.12 patch)", colour: '#009e73' },
 }

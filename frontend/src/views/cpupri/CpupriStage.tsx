@@ -54,7 +54,6 @@ function RunTitle({ run, toggles }: { run: CpupriRunView; toggles: readonly stri
     <h3 className="cp-run-title" style={{ borderLeftColor: look?.colour }}>
       {look?.name ?? run.variant}
       {toggles.length > 0 && <span className="cp-bug"> · bug injected: {toggles.join(', ')}</span>}
-      <span className="cp-tag">MODELLED</span>
     </h3>
   )
 }
@@ -92,18 +91,15 @@ function OwnerTrack({ line, sockets, previous }: { line: MaskLine; sockets: numb
   const moved = previous !== null && line.ownerSocket !== null && previous !== line.ownerSocket
   return (
     <div className="cp-owner" data-owner={line.ownerSocket ?? 'none'} data-moved={moved ? 'yes' : undefined}>
-      <div className="cp-owner-track">
+      <div className="cp-owner-track" aria-label={line.ownerSocket === null ? 'not cached yet' : `owner: socket ${line.ownerSocket}`}>
         {sockets.map((s) => <span key={s} className="cp-owner-slot">socket {s}</span>)}
         {at >= 0 && (
           <span className="cp-owner-marker" style={{ transform: `translateX(${at * 100}%)`, width: `${100 / sockets.length}%` }}>
-            ▣ line here ({line.state})
+            socket {line.ownerSocket}: owner
           </span>
         )}
       </div>
-      <p className="cp-owner-text">
-        {line.ownerSocket === null ? 'not cached yet' : `owner: socket ${line.ownerSocket}`}
-        {moved && <strong> · moved from socket {previous}</strong>}
-      </p>
+      {moved && <p className="cp-owner-text"><strong>moved from socket {previous}</strong></p>}
     </div>
   )
 }
@@ -118,26 +114,25 @@ export function MaskLineTable({ run, topology }: { run: CpupriRunView; topology:
       {lines.map((line) => (
         <figure key={line.object} className="cp-line">
           <figcaption>
-            <code>{line.object}</code> ({levelLabel(line.level)}{line.node >= 0 ? `, node ${line.node}'s CPUs` : ', all CPUs'}):{' '}
-            <strong>{Math.round(line.cyclesPerLoad)} cycles per load</strong>
+            <code title={`${levelLabel(line.level)}${line.node >= 0 ? `, node ${line.node}'s CPUs` : ', all CPUs'}`}>{line.object}</code> ·{' '}
+            <strong>{Math.round(line.cyclesPerLoad)} cycles/load</strong>
           </figcaption>
           <OwnerTrack line={line} sockets={sockets} previous={before.find((b) => b.object === line.object)?.ownerSocket ?? null} />
           <table className="cp-words">
             <thead>
-              <tr><th scope="col">word (offset)</th>{COUNTERS.map(([k, name]) => <th key={k} scope="col">{name}</th>)}</tr>
+              <tr><th scope="col">word</th>{line.words.map((_, i) => <th key={i} scope="col" title={`offset 0x${(i * 8).toString(16)}`}>{i}</th>)}</tr>
             </thead>
             <tbody>
-              {line.words.map((w, i) => (
-                <tr key={i} className={w.loads + w.stores ? 'cp-used' : 'cp-unused'}>
-                  <th scope="row">{i} (0x{(i * 8).toString(16)})</th>
-                  {COUNTERS.map(([k]) => <td key={k} className={k === 'remote_hitm' && w[k] ? 'cp-remote' : undefined}>{w[k]}</td>)}
+              {COUNTERS.map(([k, name]) => (
+                <tr key={k}>
+                  <th scope="row">{name}</th>
+                  {line.words.map((w, i) => <td key={i} className={`${w.loads + w.stores ? 'cp-used' : 'cp-unused'}${k === 'remote_hitm' && w[k] ? ' cp-remote' : ''}`}>{w[k]}</td>)}
                 </tr>
               ))}
             </tbody>
           </table>
         </figure>
       ))}
-      <p className="cp-unit">counts since the run began; cycles per load: perf c2c's sampled loads (≥ 30 cycles), MODELLED</p>
     </div>
   )
 }
@@ -166,7 +161,7 @@ export function CpupriStage(props: ModelStageProps) {
     <Part id={id} highlight={highlight(id) || (id === 'line' && highlight('owner'))} focused={focused === id}>
       <div className={`cp-columns${shown.length > 1 ? ' cp-compare' : ''}`}>
         {shown.map((r) => (
-          <div key={r.algo} className="cp-column" data-testid={`cp-${id}-${r.variant}`}>
+          <div key={r.algo} className="cp-column" data-testid={`cp-col-${id}-${r.variant}`}>
             <RunTitle run={r} toggles={toggles} />
             {body(r)}
           </div>
@@ -176,7 +171,9 @@ export function CpupriStage(props: ModelStageProps) {
   )
   return (
     <div className="cp-stage" data-testid="cp-stage">
-      <p className="cp-time">model time {(view.time_ns / 1e6).toFixed(3)} ms · {topology.name} · workload rt-instances-classroom-2s-16</p>
+      <p className="cp-time" title="workload rt-instances-classroom-2s-16; counts since the run began; cycles/load: perf c2c's sampled loads (>= 30 cycles)">
+        <span className="cp-tag">MODELLED</span> t = {(view.time_ns / 1e6).toFixed(3)} ms · {topology.name} · counts since t = 0
+      </p>
       {shows('cpus') && columns('cpus', (r) => <CpuGrid run={r} topology={topology} />)}
       {shows('line') && columns('line', (r) => <MaskLineTable run={r} topology={topology} />)}
       {shows('numbers') && columns('numbers', (r) => <Numbers run={r} />)}
