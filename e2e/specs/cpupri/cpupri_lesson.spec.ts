@@ -81,6 +81,9 @@ test('the cpupri page (/lesson/cpupri) draws before and after, and the arrow key
   await expect(page.locator('.cp-time')).not.toHaveText(before ?? '');
   const box = await page.getByTestId('cp-line-global').boundingBox();
   expect(box!.height).toBeGreaterThan(100);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), 'nothing runs off the side at 1280').toBeLessThanOrEqual(1280);
+  const sizes = await textSizes(page, '.cp-page main');
+  expect(under(sizes, 18), 'page text under 18 px').toEqual([]);
   await page.screenshot({ path: `${artifacts}cpupri-page-1280.png`, fullPage: true });
   expect(errors).toEqual([]);
 });

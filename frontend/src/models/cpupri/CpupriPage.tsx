@@ -41,7 +41,7 @@ export function CpupriLessonPage({ navigate }: { navigate: (href: string) => voi
   const problem = snapshot.view.problem
   return (
     <div className="page lesson-page cp-page">
-      <AppHeader page="lesson" preset={PRESET} navigate={navigate} />
+      <AppHeader page="lesson" preset={PRESET} navigate={navigate} compact />
       <main>
         <h1>cpupri: where an RT task goes, and the mask line that crosses sockets</h1>
         <form className="cp-controls" onSubmit={(e) => e.preventDefault()}>

@@ -13,7 +13,7 @@ export function narrateRecord(r: CpupriRecord): string {
   const t = `${(r.ts_ns / 1e6).toFixed(3)} ms`
   const who = `${r.comm} (thread ${r.tid}, RT ${99 - r.prio})`
   return r.path === 'WAKEUP'
-    ? `${t}: ${who} woke on CPU ${r.cpu} (select_task_rq_rt; cpupri_find chose it when its CPU was busy)`
+    ? `${t}: ${who} woke on CPU ${r.cpu} (select_task_rq_rt)`
     : `${t}: push_rt_task / pull_rt_task moved ${who} from CPU ${r.from_cpu} to CPU ${r.cpu} (find_lowest_rq)`
 }
 
