@@ -74,6 +74,12 @@ export const ABI_NAMES = {
     /\w*rseq\w*mm_cid\w*/gi,                        // librseq's names for it (BUILDOPT_RSEQ_PERCPU_MM_CID)
     /\brseq(?:_update)?(?:'s)?\s+(?:cpu_id\s+or\s+)?`?mm_cid\b/gi, // prose: "rseq's mm_cid", "rseq cpu_id or mm_cid"
   ],
+  cpupri: [
+    /_*cpupri_(?:set|find|vec)\w*/g,               // the kernel's functions and struct (cpupri_set, __cpupri_find, cpupri_vec), and kscope_cpupri_set / kscope_cpupri_find tracepoint names
+    /\bCPUPRI_[A-Z_]+\b/g,                         // the kernel's constants (CPUPRI_NORMAL, CPUPRI_NR_PRIORITIES)
+    /\bkscope_cpupri\w*/g,                          // kscope's 6.12 patch: its tracepoints and boot parameter (kscope_cpupri=)
+    /\bcpupri-(?:per-node|global|pernode|\{pernode,global\})/g, // that patch's folder and the captures named after its boot modes
+  ],
 };
 /** The field by name, as a quoted string: accepted on a line that says which field it is. */
 const QUOTED_FIELD_CONTEXT = /\b(?:index_by|rseq\w*|KS_COL_\w+|column)\b/;

@@ -44,6 +44,8 @@ ALLOWED = {
                                 "the kscope_* tracepoints kernel-patches/ adds",
     "vm/workloads/intermittent.c": "librseq's benchmark, which indexes by the rseq cid field",
     "data/published.json": "the seeds' published figures, keyed by seed (all four), read by the frontend too",
+    "vm/workloads/rt_periodic.c": "the capture-vm RT workload of seed 001: the kernel functions it drives",
+    "vm/guest.py": "the kernel functions an RT wakeup runs, named in a note on guest timing",
 }
 
 # Files (relative to backend/) of the generic tests that may name a model, and why; the same
@@ -60,6 +62,9 @@ ALLOWED_TESTS = {
     "tests/test_kernel_build.py": "kernel patch set names (kernel-patches/<set>/), the boot parameter "
                                   "and Kconfig symbol those patches add, as `kscope kernel build` and "
                                   "`capture-vm --patches` take them",
+    "tests/test_trace_export.py": "a shipped 16-vCPU capture used as a fixture, named by its file name",
+    "tests/test_rt_model_vs_trace.py": "the core's RT placement against the shipped RT captures (by file "
+                                       "name) and the kernel function the core's search stands in for",
 }
 
 

@@ -4,7 +4,7 @@
 // says "not found" and links to the pages, instead of drawing the topology.
 import { test, expect } from '@playwright/test';
 import { artifacts, inspectPicture, recordConsoleErrors, waitForIdle } from './page_helper';
-import { LESSON, MODEL, lessonData } from './lesson_helper';
+import { LESSON, MODEL_IDS, lessonData } from './lesson_helper';
 
 /** The link to the default lesson: its id and its step count (read from its file, as the page does). */
 const START = `the ${LESSON} lesson, ${lessonData.steps.length} steps`;
@@ -44,14 +44,16 @@ for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]
 test('an unknown path says "not found" and links to the pages, not the topology', async ({ page }) => {
   const errors = recordConsoleErrors(page);
   await page.setViewportSize({ width: 1280, height: 720 });
-  for (const path of ['/nope', '/lesson/cpupri', '/simulate/extra/bits', '/learn']) {
+  for (const path of ['/nope', '/lesson/nosuchmodel', '/simulate/extra/bits', '/learn']) {
     await page.goto(path);
     const notFound = page.getByTestId('not-found');
     await expect(notFound).toBeVisible();
     await expect(notFound.locator('h2')).toHaveText(`Not found: there is no page at ${path}`);
     await expect(page.getByTestId('cpu')).toHaveCount(0);
     const hrefs = await notFound.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    expect(hrefs).toEqual(['/', `/learn/${LESSON}`, `/lesson/${MODEL}`, '/simulate', '/traces', '/join']);
+    // every model's lesson and page (lessons are named after their model), the first model's first
+    expect(hrefs).toEqual(['/', ...MODEL_IDS.map((m) => `/learn/${m}`), ...MODEL_IDS.map((m) => `/lesson/${m}`), '/simulate', '/traces', '/join']);
+    expect(hrefs.slice(1, 2)).toEqual([`/learn/${LESSON}`]);
   }
   // Nothing runs off the side (the header's page tabs included).
   const overflow = await page.evaluate(() => [...document.querySelectorAll('.app *')]

@@ -1,8 +1,9 @@
 // The lesson the generic specs open, read from the frontend's folders so that no generic
 // spec names a model (frontend/scripts/check-model-names.mjs scans e2e/ outside
-// e2e/specs/<model>/): the first model by id, as the app's own default lesson is
-// (frontend/src/core/shared/route.ts: DEFAULT_LESSON, the first of virtual:models'
-// MODEL_IDS, the src/models/ folders with an index.ts), and its lesson, which is named
+// e2e/specs/<model>/): the first model in frontend/src/models/order.json's order, as the
+// app's own default lesson is (frontend/src/core/shared/route.ts: DEFAULT_LESSON, the first
+// of virtual:models' MODEL_IDS, the src/models/ folders with an index.ts in that order:
+// core/lesson/lesson_schema_build.ts modelOrder), and its lesson, which is named
 // after it (frontend/src/lessons/<model>/<model>.lesson.json). Specs about one model's
 // own lesson, pictures or numbers sit in e2e/specs/<model>/.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -10,11 +11,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 const frontendSrc = new URL('../../frontend/src/', import.meta.url);
 const modelsDir = new URL('models/', frontendSrc);
 
-/** The registered models: src/models/<id>/ folders with an index.ts, sorted. */
+const order: string[] = JSON.parse(readFileSync(new URL('order.json', modelsDir), 'utf8')).order;
+const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+
+/** The registered models: src/models/<id>/ folders with an index.ts, in order.json's order. */
 export const MODEL_IDS: readonly string[] = readdirSync(modelsDir, { withFileTypes: true })
   .filter((e) => e.isDirectory() && existsSync(new URL(`${e.name}/index.ts`, modelsDir)))
   .map((e) => e.name)
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
 if (!MODEL_IDS.length) throw new Error(`lesson_helper: no model folder with an index.ts in ${modelsDir.pathname}`);
 

@@ -72,6 +72,8 @@ extern const test_case perf_script_tests[];
 extern const test_case systrace_tests[];
 extern const test_case parquet_tests[];
 extern const test_case trace_decoder_tests[];
+extern const test_case cost_line_server_tests[];
+extern const test_case cpupri_tests[]; /* registry */
 extern const test_case mm_cid_tests[], mm_cid_lesson_tests[], mm_cid_conform_tests[], mm_cid_tracepoint_tests[], mm_cid_rq_clock_tests[], mm_cid_v619_tests[]; /* registry */
 
 #endif

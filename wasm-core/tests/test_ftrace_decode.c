@@ -552,7 +552,7 @@ static void check_kscope_record(const ks_event_log *log, const ks_event *ev, con
  * "cpu=%d old_pri=%d new_pri=%d node=%d" and "pri=%d nodes_scanned=%d found=%d"):
  * the first four copied from the shipped captures
  * (traces/rt16-linux6.12-cpupri-{pernode,global}-vm16.txt.xz, a 6.12 guest's
- * tracefs with record-tgid), then two hand-made variants: a CPU leaving cpupri
+ * tracefs with record-tgid), then two hand-made variants: a CPU leaving the priority map
  * (level -1, which those runs did not record) and a line without the tgid column.
  * Each becomes a generic record named after the tracepoint whose fields read by
  * name (the idle task's "(-------)" tgid reads as 0, a missing column as -1).

@@ -5,11 +5,12 @@ int check_failures_in_test;
 
 static const test_case *const all_lists[] = {
     status_tests, topology_tests, topology_preset_tests, topology_import_tests, event_tests,
-    cache_model_tests, cost_model_v2_tests, sim_cost_tests, base_tests, workload_tests, sim_core_tests, sched_hooks_tests, sim_snapshot_tests,
+    cache_model_tests, cost_model_v2_tests, sim_cost_tests, cost_line_server_tests, base_tests, workload_tests, sim_core_tests, sched_hooks_tests, sim_snapshot_tests,
     ftrace_decode_tests, ftrace_export_tests, kmem_event_tests, rq_clock_tests,
     tracedat_tests, tracedat_compressed_tests, tracedat_instances_tests, perf_script_tests, systrace_tests, parquet_tests,
     trace_decoder_tests,
     mm_cid_tests, mm_cid_lesson_tests, mm_cid_conform_tests, mm_cid_tracepoint_tests, mm_cid_rq_clock_tests, mm_cid_v619_tests, /* registry: tests/mm_cid/ */
+    cpupri_tests, /* registry: tests/cpupri/ */
 };
 
 int main(void)

@@ -1,6 +1,7 @@
 /*
  * src/sched: the hook families of ks_sched_ops that no model in the tree uses yet,
- * driven through test ops tables: RT placement (find_lowest_rq, for cpupri), the
+ * driven through test ops tables: RT placement (find_lowest_rq, for the RT priority map; the
+ * RT state hooks rt_prio_changed and rt_overload_changed), the
  * allocator family (kmem_cache_alloc / kmem_cache_free, for SLUB sheaves), and the
  * generic model view (ks_sim_model_view_get).
  */
@@ -419,9 +420,79 @@ static void task_work_runs_on_the_return_to_user(void)
     test_sim_free(&t);
 }
 
+/* rt_prio_changed / rt_overload_changed: a test model keeps its own copy of every CPU's
+ * published RT prio and overload bit from the calls alone; after every step they equal the
+ * core's, calls never repeat a value, and plugging the hooks in changes nothing else. */
+typedef struct rt_watch {
+    int32_t prio[64], over[64];
+    int32_t prio_calls, over_calls, repeats;
+} rt_watch;
+
+static void watch_prio(void *st, ks_sim *sim, int32_t cpu, int32_t old_prio, int32_t new_prio)
+{
+    rt_watch *w = st;
+    (void)sim;
+    w->repeats += old_prio == new_prio || w->prio[cpu] != old_prio;
+    w->prio[cpu] = new_prio;
+    w->prio_calls++;
+}
+
+static void watch_over(void *st, ks_sim *sim, int32_t cpu, int32_t overloaded)
+{
+    rt_watch *w = st;
+    (void)sim;
+    w->repeats += w->over[cpu] == overloaded;
+    w->over[cpu] = overloaded;
+    w->over_calls++;
+}
+
+static const ks_sched_ops watch_ops = { .name = "watch", .rt_prio_changed = watch_prio,
+                                        .rt_overload_changed = watch_over };
+
+static void rt_prio_and_overload_hooks_follow_the_core(void)
+{
+    uint64_t m_none, m;
+    uint64_t none = run_rt(NULL, NULL, &m_none);
+    rt_watch w;
+    memset(&w, 0, sizeof w);
+    for (int i = 0; i < 64; i++)
+        w.prio[i] = 99;
+    CHECK(run_rt(&watch_ops, &w, &m) == none);      /* observing changes nothing */
+    CHECK(w.prio_calls > 100 && w.over_calls > 10);
+    CHECK_EQ_INT(w.repeats, 0);
+    /* step by step against the core */
+    test_sim t = test_sim_new("classroom-8", rt_json, 3, NULL);
+    CHECK_EQ_INT(t.status, KS_OK);
+    if (t.status != KS_OK)
+        return;
+    memset(&w, 0, sizeof w);
+    for (int i = 0; i < 64; i++)
+        w.prio[i] = 99;
+    t.sim->ops = &watch_ops;
+    t.sim->algo = &w;
+    ks_event ev;
+    int32_t produced = 1, bad = 0, switches_rt_to_rt = 0;
+    while (ks_sim_step(t.sim, &ev, &produced) == KS_OK && produced) {
+        for (int32_t c = 0; c < 8; c++) {
+            bad += w.prio[c] != sched_rt_highest_prio(t.sim, c);
+            int32_t level = rq_rt_level(t.sim, c);
+            bad += w.prio[c] != (level > 99 ? 99 : level);
+            bad += w.over[c] != (int32_t)cpumask_test(&t.sim->core.rt_overload, c);
+        }
+        switches_rt_to_rt += ev.type == KS_EV_SCHED_SWITCH && ev.u.sched_switch.prev_prio == 49 &&
+                             ev.u.sched_switch.next_prio == 49;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(switches_rt_to_rt > 0);                   /* equal RT switches happened, no call */
+    CHECK_EQ_INT(w.repeats, 0);
+    test_sim_free(&t);
+}
+
 const test_case sched_hooks_tests[] = {
     { "sched hooks: a tick's task_work runs on the return to user space, then rseq_update",
       task_work_runs_on_the_return_to_user },
+    { "sched hooks: rt_prio_changed and rt_overload_changed follow the core's RT state",
+      rt_prio_and_overload_hooks_follow_the_core },
     { "replay host: drives a test model from events (forks, gaps, growth, ticks)", replay_host_drives_any_model },
     { "sched hooks: find_lowest_rq steers RT placement, default unchanged", find_lowest_rq_hook_steers_rt_placement },
     { "sched hooks: kmem_cache alloc/free reach the model with cpu, task, cache", allocator_hooks_get_the_cpu_task_and_cache },

@@ -146,7 +146,10 @@ static void shipped_examples_parse(void)
 {
     static const char *const files[] = { "seed000-8core-200ms.json",
                                          "seed000-librseq-8core-200ms.json", "rt-periodic.json",
-                                         "hackbench-2g.json", "fork-churn.json" };
+                                         "hackbench-2g.json", "fork-churn.json",
+                                         "rt-instances-classroom-2s-16.json",
+                                         "seed001-ffmpeg-60x8.json",
+                                         "seed001-stressng-cyclic-480.json" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *json = read_workload_file(files[i]);
         CHECK(json != NULL);
@@ -154,7 +157,9 @@ static void shipped_examples_parse(void)
             printf("    cannot read workloads/%s\n", files[i]);
             continue;
         }
-        test_sim t = test_sim_new("epyc-9654-2s", json, 1, NULL);
+        /* seed 001's files use all of hcc-2s-480's 480 CPUs */
+        test_sim t = test_sim_new(strncmp(files[i], "seed001", 7) == 0 ? "hcc-2s-480" : "epyc-9654-2s",
+                                  json, 1, NULL);
         if (t.status != KS_OK)
             printf("    %s: line %d: %s: %s\n", files[i], t.err.line, t.err.field, t.err.message);
         CHECK_EQ_INT(t.status, KS_OK);
@@ -191,7 +196,51 @@ static void repin_entries_are_checked(void)
                  2, 101, "processes[0].repin", "unknown field");
 }
 
+/* Wakeup times of the first period: in phase without phase_spread_us, spread over it with. */
+static int32_t distinct_first_wakeups(const char *json)
+{
+    test_sim t = test_sim_new("classroom-8", json, 1, NULL);
+    CHECK_EQ_INT(t.status, KS_OK);
+    if (t.status != KS_OK)
+        return -1;
+    uint64_t seen[64];
+    int32_t n = 0, wakeups = 0;
+    ks_event ev;
+    int32_t produced;
+    while (ks_sim_step(t.sim, &ev, &produced) == KS_OK && produced && ev.ts_ns < 1000000) {
+        if (ev.type != KS_EV_SCHED_WAKING)
+            continue;
+        wakeups++;
+        int found = 0;
+        for (int32_t i = 0; i < n; i++)
+            found |= seen[i] == ev.ts_ns;
+        if (!found && n < 64)
+            seen[n++] = ev.ts_ns;
+    }
+    CHECK_EQ_INT(wakeups, 6);
+    test_sim_free(&t);
+    return n;
+}
+
+static void periodic_phase_spread_desynchronises_threads(void)
+{
+    const char *in_phase = "{\"name\": \"x\", \"duration_ms\": 1, \"processes\": [{\"kind\": "
+                           "\"periodic_rt\", \"comm\": \"a\", \"threads\": 6, \"prio\": 50, "
+                           "\"period_us\": 1000, \"runtime_us\": 10}]}";
+    const char *spread = "{\"name\": \"x\", \"duration_ms\": 1, \"processes\": [{\"kind\": "
+                         "\"periodic_rt\", \"comm\": \"a\", \"threads\": 6, \"prio\": 50, "
+                         "\"period_us\": 1000, \"runtime_us\": 10, \"phase_spread_us\": 1000}]}";
+    CHECK_EQ_INT(distinct_first_wakeups(in_phase), 1);
+    CHECK_EQ_INT(distinct_first_wakeups(spread), 6);
+    expect_error("{\"name\": \"x\", \"duration_ms\": 1, \"processes\": [{\"kind\": "
+                 "\"periodic_rt\", \"comm\": \"a\", \"threads\": 1, \"prio\": 50, "
+                 "\"period_us\": 100, \"runtime_us\": 10, \"phase_spread_us\": 200}]}",
+                 1, 165, "processes[0].phase_spread_us", "between");
+}
+
 const test_case workload_tests[] = {
+    { "workload: periodic_rt phase_spread_us desynchronises the threads",
+      periodic_phase_spread_desynchronises_threads },
     { "workload: repin entries are checked by line, column and field", repin_entries_are_checked },
     { "workload: unknown kind and fields are named", unknown_kind_and_fields_are_named },
     { "workload: missing and invalid fields are named", missing_and_invalid_fields_are_named },

@@ -70,6 +70,10 @@ declare module '*/kscope_core.mjs' {
 
     // kscope/cache.h (what the simulation bridge uses)
     _ks_cache_default_params(out: Ptr): void
+    // (what a model's bridge reads: where a line lives now)
+    _ks_cache_object_count(cache: Ptr): number
+    _ks_cache_object_name(cache: Ptr, object: number): Ptr
+    _ks_cache_line_places(cache: Ptr, object: number, nowNs: bigint): Ptr
 
     // kscope/sim.h
     _ks_sim_new(topo: Ptr, json: Ptr, jsonLen: number, config: Ptr, out: Ptr, err: Ptr): number
@@ -89,6 +93,7 @@ declare module '*/kscope_core.mjs' {
     _ks_sim_cost_model(sim: Ptr): number
     _ks_sim_burst_parts(sim: Ptr): Ptr
     _ks_cost_part_name(part: number): Ptr
+    _ks_sim_cache(sim: Ptr): Ptr
     /** The plugged model's views: a request at buf (the model's own format), the view written over it. */
     _ks_sim_model_view_get(sim: Ptr, buf: Ptr, len: number): number
   }

@@ -3,10 +3,11 @@
  * Adding an algorithm adds its folder under models/ and a line here; the
  * routes, lesson pages, player, quiz engine and lesson validator read this list.
  */
+import { cpupri } from './cpupri'
 import { mmCid } from './mm_cid'
 import type { ModelDescriptor, RunCaption } from './types'
 
-export const MODELS: readonly ModelDescriptor[] = [mmCid]
+export const MODELS: readonly ModelDescriptor[] = [mmCid, cpupri]
 
 /**
  * The Simulate page's caption of a run's kernel model (its algo string, from

@@ -27,6 +27,7 @@
  *
  * The simulator's bursts (src/sched/driver.c) are costed by v2 when ks_sim_set_cost_model
  * selects it (the repro does); v1 (cache.h) stays the default and keeps the line state.
+ * Models may call ks_cost_line_request (kscope/native/cost.h) for the lines they contend on.
  */
 #ifndef KSCOPE_COST_H
 #define KSCOPE_COST_H
@@ -188,5 +189,27 @@ _Static_assert(sizeof(ks_cost_result) == 8 * (3 + KS_COST_PARTS) + 4 * (KS_SRC_C
 /* The functions that cost a burst, a contended line and a queued lock are declared in
  * kscope/native/cost.h: the native build (backend, tests, tools) calls them; the browser
  * reads their results through the simulation (kscope/sim_cost.h: ks_sim_burst_parts). */
+
+/* ---- a line served one request at a time, in simulated time ----------------- */
+
+/* The discrete-time counterpart of ks_cost_contended_line (cost_line_server.c): one per
+ * contended line a simulated model touches. Plain data (snapshots copy it). It keeps the
+ * last KS_COST_LINE_SLOTS reserved transfers: a simulation issues a chain of accesses for
+ * later instants before another CPU's for earlier ones, so requests are placed by time. */
+#define KS_COST_LINE_SLOTS 16
+typedef struct ks_cost_line_server {
+    double start_ns[KS_COST_LINE_SLOTS];   /* reserved transfers [start, end) */
+    double end_ns[KS_COST_LINE_SLOTS];     /* 0: an empty slot */
+    double floor_ns;               /* no transfer starts before this: the end of the latest
+                                      reservation forgotten to make room (conservative) */
+    double busy_ns;                /* sum of queued transfers (utilisation = busy / time) */
+    double wait_ns;                /* sum of waits */
+    uint64_t served;               /* requests that queued */
+    uint64_t evicted;              /* reservations forgotten while still ahead (slots full) */
+    uint64_t reserved;
+} ks_cost_line_server;
+_Static_assert(sizeof(ks_cost_line_server) == 16 * KS_COST_LINE_SLOTS + 48,
+               "ks_cost_line_server: no hidden padding");
+
 
 #endif

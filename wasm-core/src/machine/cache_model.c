@@ -4,7 +4,7 @@
  *
  * The problem. The seed patches are about data that is in the wrong cache at
  * the wrong time: a concurrency id's 16 KiB data area that went cold (or sits in
- * another LLC) by the time a thread runs again (seed 000), a cpupri mask that
+ * another LLC) by the time a thread runs again (seed 000), an RT priority-map mask that
  * every CPU reads while a few CPUs keep writing it (seed 001, perf c2c's HITM
  * table), a barn->lock bouncing between sockets (seed 002). To teach them we
  * need, per access, "which cache had this line, and how far away was it", and

@@ -2,7 +2,7 @@
  * Contention: a line with N concurrent accessors.
  *
  * The hardware. Only one core at a time can own a line to write it. When N cores
- * keep writing one line (a counter, a lock word, cpupri's mask of a priority), or
+ * keep writing one line (a counter, a lock word, the RT priority map's mask of a level), or
  * reading it right after another wrote it, each touch needs the line moved from
  * the last writer: one transfer at the distance between them (the latency table's
  * core-to-core figure). The transfers of one line are serialised by the coherence

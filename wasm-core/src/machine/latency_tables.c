@@ -164,6 +164,7 @@ static const latency_entry latency_entries[] = {
     /* The seed's 480-CPU "HCC" Intel box is taken as 120-core Granite Rapids (see
      * topology_presets.c); the SNC figures above stand in for its non-SNC mode. */
     { "hcc-2s-480", &gnr_table, FAMILY_REDWOOD_COVE },
+    { "classroom-2s-16", &gnr_table, FAMILY_REDWOOD_COVE },   /* hcc-2s-480 shrunk */
 };
 
 static const latency_entry *entry_of(const ks_topology *topo)

@@ -67,7 +67,7 @@ const topology_spec topology_presets[] = {
         .nodes = 4, .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 336 * 1024,
     },
     {
-        /* Seed 001 (cpupri per node): "a 2-socket machine with 240 physical cores and 480
+        /* Seed 001 (RT priority map per node): "a 2-socket machine with 240 physical cores and 480
          * logical CPUs", an Intel "HCC system": 120 cores x SMT2 per socket, one LLC per
          * socket. One NUMA node per socket is our reading (the seed prints no node count).
          * Sizes: the seed names no SKU, so we assume the 120-core Xeon 6979P (Granite
@@ -76,6 +76,16 @@ const topology_spec topology_presets[] = {
         .name = "hcc-2s-480",
         .description = "Intel HCC Xeon x2 (seed 001): 480 CPUs, 240 cores, 2 nodes, 2 LLCs",
         .sockets = 2, .cores_per_socket = 120, .threads_per_core = 2, .cores_per_llc = 120,
+        .nodes = 2, .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 504 * 1024,
+    },
+    {
+        /* Small enough to read on a projector, with two sockets: hcc-2s-480 shrunk to 2
+         * sockets x 4 cores x SMT2, one LLC and one NUMA node per socket (node 0 = CPUs
+         * 0-3 and their siblings 8-11). For lessons about lines that cross sockets; sizes
+         * and latencies are hcc-2s-480's (Granite Rapids), so costs read the same. */
+        .name = "classroom-2s-16",
+        .description = "Teaching machine: 2 sockets of 4 cores, SMT2 (16 CPUs), 2 nodes",
+        .sockets = 2, .cores_per_socket = 4, .threads_per_core = 2, .cores_per_llc = 4,
         .nodes = 2, .l1d_kib = 48, .l2_kib = 2048, .l3_kib = 504 * 1024,
     },
 };

@@ -3,7 +3,7 @@
  * balancing, modelled on kernel/sched/{core,fair,rt}.c and recording the same
  * tracepoints the kernel would.
  *
- * The problem. A teaching view of a scheduler patch (concurrency ids, cpupri,
+ * The problem. A teaching view of a scheduler patch (concurrency ids, the RT priority map,
  * cache-aware placement) needs a scheduler underneath that makes the same *kinds* of
  * decisions Linux makes — where a woken task lands, when it preempts, when a
  * balancer pulls it elsewhere — with every decision visible as a trace event.
@@ -40,7 +40,7 @@
  *   placement starts from prev always.
  *   Wakeup placement, RT (select_task_rq_rt -> find_lowest_rq): stay on prev
  *   unless prev runs an RT task of higher or equal priority (or a pinned
- *   one); then take the allowed CPU of lowest cpupri level (idle and fair CPUs
+ *   one); then take the allowed CPU of lowest RT priority level (idle and fair CPUs
  *   are one level, CPUPRI_NORMAL, as in the kernel), prev first, then the
  *   nearest by topology.
  *
@@ -310,7 +310,7 @@ static int32_t select_idle_sibling(const ks_sim *s, int32_t task, int32_t prev)
     return nearest_in(s, &idle, prev);
 }
 
-/* find_lowest_rq(): the allowed CPU at the lowest cpupri level below the task's
+/* find_lowest_rq(): the allowed CPU at the lowest RT priority level below the task's
  * priority, prev first, then the nearest; -1 if every allowed CPU runs higher RT. */
 int32_t sched_find_lowest_rq(const ks_sim *s, int32_t task, int32_t prev)
 {
@@ -338,7 +338,7 @@ int32_t sched_find_lowest_rq(const ks_sim *s, int32_t task, int32_t prev)
     return nearest_in(s, &lowest, prev);
 }
 
-/* The placement family's RT hook (a cpupri model) if the algorithm has one, else the
+/* The placement family's RT hook (an RT priority-map model) if the algorithm has one, else the
  * core's search; an answer outside the task's allowed CPUs (other than -1, "none") is
  * the core's search too. */
 static int32_t find_lowest_rq(ks_sim *s, int32_t task, int32_t prev)
@@ -808,6 +808,7 @@ int32_t sched_task_mm(const ks_sim *sim, int32_t task) { return sim->tasks[task]
 int32_t sched_task_cpu(const ks_sim *sim, int32_t task) { return sim->tasks[task].cpu; }
 int32_t sched_task_state(const ks_sim *sim, int32_t task) { return sim->tasks[task].state; }
 int32_t sched_task_policy(const ks_sim *sim, int32_t task) { return sim->tasks[task].policy; }
+int32_t sched_task_prio(const ks_sim *sim, int32_t task) { return sim->tasks[task].prio; }
 
 int32_t sched_task_nr_cpus_allowed(const ks_sim *sim, int32_t task)
 {

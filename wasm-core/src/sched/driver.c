@@ -196,6 +196,19 @@ int32_t driver_setup(ks_sim *s)
     return KS_OK;
 }
 
+/* periodic_rt's phase_spread_us: thread `task`'s fixed offset in its period, from a
+ * splitmix64 hash of its index (no RNG draw: the same phases for every seed). */
+static uint64_t periodic_phase(const wl_process *w, int32_t task)
+{
+    if (!w->phase_spread_ns)
+        return 0;
+    uint64_t z = (uint64_t)task + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z % w->phase_spread_ns;
+}
+
 void driver_arm_starts(ks_sim *s)
 {
     for (int32_t k = 0; k < s->wl.nr_repins; k++)
@@ -205,7 +218,8 @@ void driver_arm_starts(ks_sim *s)
         const sim_driver *d = &s->drivers[proc];
         if (w->kind == WL_PERIODIC_RT) {
             for (int32_t i = 0; i < d->nr_initial; i++)
-                timer_arm(s, s->slot_task0 + d->first_task + i, w->start_ns);
+                timer_arm(s, s->slot_task0 + d->first_task + i,
+                          w->start_ns + periodic_phase(w, d->first_task + i));
         } else {
             timer_arm(s, s->slot_driver0 + proc, w->start_ns);
         }
@@ -717,7 +731,8 @@ void driver_task_timer(ks_sim *s, int32_t task)
         sched_set_work(s, task, w->runtime_ns);
         sched_wake(s, task, p->cpu);
     }
-    timer_arm(s, s->slot_task0 + task, w->start_ns + (uint64_t)p->counter * w->period_ns);
+    timer_arm(s, s->slot_task0 + task,
+              w->start_ns + periodic_phase(w, task) + (uint64_t)p->counter * w->period_ns);
 }
 
 void driver_work_done(ks_sim *s, int32_t task)

@@ -714,7 +714,7 @@ int32_t replay_new(const ks_sched_ops *ops, const char *variant, int32_t nr_cpus
         return KS_ERR_NO_MEMORY;
     }
     for (int32_t cpu = 0; cpu < nr_cpus; cpu++) {
-        h->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1 };
+        h->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1, .rt_published = 140 };
         r->cpus[cpu].ctx_prev = -1;
         cpumask_set(&h->masks[0], cpu);
     }

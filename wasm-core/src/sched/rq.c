@@ -20,7 +20,7 @@
  * waiting RT tasks (the kernel's root_domain rto_mask); and the rq clock
  * (rq->clock, at the end of this file): the time as that CPU last read it,
  * which stands still while the CPU idles. Models read it through
- * sched_rq_clock (the cid model's remote age test; cpupri and LLC models may too).
+ * sched_rq_clock (the cid model's remote age test; RT priority-map and LLC models may too).
  */
 #include "sim_internal.h"
 
@@ -77,10 +77,38 @@ static void update_overload_masks(ks_sim *s, int32_t cpu)
         cpumask_set(&s->core.fair_overload, cpu);
     else
         cpumask_clear_cpu(&s->core.fair_overload, cpu);
-    if (rq->nr_queued_rt)
+    int was = cpumask_test(&s->core.rt_overload, cpu), now = rq->nr_queued_rt > 0;
+    if (now)
         cpumask_set(&s->core.rt_overload, cpu);
     else
         cpumask_clear_cpu(&s->core.rt_overload, cpu);
+    if (was != now && s->ops && s->ops->rt_overload_changed && s->algo)
+        s->ops->rt_overload_changed(s->algo, s, cpu, now);
+}
+
+/*
+ * inc_rt_prio_smp() / dec_rt_prio_smp() (kernel/sched/rt.c, v6.12): when the rq's
+ * rt_rq->highest_prio.curr changes, the kernel calls cpupri_set() for the rq's CPU. The
+ * level here is rq_rt_level() (the running RT task counts, as the RT class keeps curr
+ * queued), published after each enqueue, dequeue and set_curr; the pick dequeues `next`
+ * while prev is still curr, so a switch between two equal RT tasks publishes nothing.
+ */
+static void publish_rt_level(ks_sim *s, int32_t cpu)
+{
+    sim_rq *rq = &s->rqs[cpu];
+    int32_t level = rq_rt_level(s, cpu);
+    if (level == rq->rt_published)
+        return;
+    int32_t old = rq->rt_published;
+    rq->rt_published = level;
+    if (s->ops && s->ops->rt_prio_changed && s->algo)
+        s->ops->rt_prio_changed(s->algo, s, cpu, old > 99 ? 99 : old, level > 99 ? 99 : level);
+}
+
+int32_t sched_rt_highest_prio(const ks_sim *s, int32_t cpu)
+{
+    int32_t level = s->rqs[cpu].rt_published;
+    return level > 99 ? 99 : level;
 }
 
 void rq_enqueue(ks_sim *s, int32_t cpu, int32_t task, int head)
@@ -95,6 +123,7 @@ void rq_enqueue(ks_sim *s, int32_t cpu, int32_t task, int head)
         rq->nr_queued_rt++;
     else
         rq->nr_queued_fair++;
+    publish_rt_level(s, cpu);       /* inc/dec_rt_prio before enqueue/dequeue_pushable_task */
     update_overload_masks(s, cpu);
 }
 
@@ -116,6 +145,7 @@ void rq_dequeue(ks_sim *s, int32_t cpu, int32_t task)
         rq->nr_queued_rt--;
     else
         rq->nr_queued_fair--;
+    publish_rt_level(s, cpu);       /* inc/dec_rt_prio before enqueue/dequeue_pushable_task */
     update_overload_masks(s, cpu);
 }
 
@@ -136,6 +166,7 @@ void rq_set_curr(ks_sim *s, int32_t cpu, int32_t task)
         cpumask_set(&s->core.rt_curr, cpu);
     else
         cpumask_clear_cpu(&s->core.rt_curr, cpu);
+    publish_rt_level(s, cpu);
 }
 
 /* update_min_vruntime(): the rq's fair clock never goes back. */
@@ -165,7 +196,7 @@ int32_t rq_nr_running(const ks_sim *s, int32_t cpu)
     return (rq->curr >= 0) + rq->nr_queued_rt + rq->nr_queued_fair;
 }
 
-/* rt_rq->highest_prio.curr, or 140 (no RT task: the cpupri NORMAL level). */
+/* rt_rq->highest_prio.curr, or 140 (no RT task: CPUPRI_NORMAL). */
 int32_t rq_rt_level(const ks_sim *s, int32_t cpu)
 {
     const sim_rq *rq = &s->rqs[cpu];

@@ -21,6 +21,10 @@
  *                 find_lowest_rq     find_lowest_rq() -> cpupri_find(): the RT target of
  *                                    select_task_rq_rt and push_rt_task (the pull side
  *                                    scans the overloaded CPUs, as pull_rt_task does)
+ *                 rt_prio_changed    inc_rt_prio_smp() / dec_rt_prio_smp() -> cpupri_set():
+ *                                    a CPU's highest queued-or-running RT priority changed
+ *                 rt_overload_changed  rt_set_overload() / rt_clear_overload(): the CPU's bit
+ *                                    of the root domain's RT overload mask (rto_mask) flipped
  *     balancing   balance            sched_balance_domains() for one CPU: replace the
  *                                    periodic balance
  *     allocator   kmem_cache_alloc   slab_alloc_node() on a CPU (SLUB's per-CPU sheaves)
@@ -92,11 +96,27 @@ typedef struct ks_sched_ops {
     int32_t (*select_cpu)(void *state, ks_sim *sim, int32_t task, int32_t prev_cpu,
                           int32_t chosen, int32_t wake_flags);
 
-    /* RT placement (cpupri): the CPU an RT task should go to, preferring prev_cpu, among
+    /* RT placement (the priority map): the CPU an RT task should go to, preferring prev_cpu, among
      * its allowed CPUs running lower-priority work. Return a CPU in the task's
      * cpus_allowed, -1 for "none runs lower-priority work", or SCHED_LOWEST_RQ_DEFAULT
      * (or any other value) for the core's own search (sched_find_lowest_rq). */
     int32_t (*find_lowest_rq)(void *state, ks_sim *sim, int32_t task, int32_t prev_cpu);
+
+    /* The CPU's rt_rq->highest_prio.curr changed from old_prio to new_prio (kernel prio:
+     * 0..98 for RT tasks, 99 = MAX_RT_PRIO-1 = no RT task queued or running), where the
+     * kernel's inc_rt_prio_smp/dec_rt_prio_smp call cpupri_set: an RT enqueue above the
+     * top, or the top RT task leaving (block, exit, migration, switch to a lower task).
+     * The running RT task counts as queued, as in the kernel's RT class, so a switch
+     * between two equal RT tasks is no change. At t=0 every CPU is at 99; a model that
+     * starts later reads sched_rt_highest_prio(). */
+    void (*rt_prio_changed)(void *state, ks_sim *sim, int32_t cpu, int32_t old_prio,
+                            int32_t new_prio);
+
+    /* The CPU became RT-overloaded (overloaded = 1) or stopped being so (0): where the
+     * kernel's rt_set_overload / rt_clear_overload write rd->rto_mask and rd->rto_count.
+     * The core's meaning is "has waiting RT tasks" (rq.c); 6.12 counts only pushable ones
+     * (nr_cpus_allowed > 1), so a pinned waiting task flips it here and not in 6.12. */
+    void (*rt_overload_changed)(void *state, ks_sim *sim, int32_t cpu, int32_t overloaded);
 
     /* ---- balancing ---- */
 
@@ -168,6 +188,8 @@ int32_t sched_task_mm(const ks_sim *sim, int32_t task);
 int32_t sched_task_cpu(const ks_sim *sim, int32_t task);
 int32_t sched_task_state(const ks_sim *sim, int32_t task);  /* ks_task_state */
 int32_t sched_task_policy(const ks_sim *sim, int32_t task);
+/* p->prio: 0..98 RT (99 - sched_priority), 100..139 fair (120 + nice) */
+int32_t sched_task_prio(const ks_sim *sim, int32_t task);
 int32_t sched_task_nr_cpus_allowed(const ks_sim *sim, int32_t task);
 const cpumask *sched_task_cpus_allowed(const ks_sim *sim, int32_t task);
 
@@ -175,7 +197,7 @@ const cpumask *sched_task_cpus_allowed(const ks_sim *sim, int32_t task);
  * algorithm's public view functions, which get only the ks_sim). */
 void *sched_algo_state(const ks_sim *sim, const ks_sched_ops *ops);
 
-/* The core's RT placement (cpupri, one machine-wide priority map): the allowed CPU at
+/* The core's RT placement (one machine-wide priority map): the allowed CPU at
  * the lowest priority level below the task's, prev_cpu first, then the nearest; -1 if
  * every allowed CPU runs higher RT work. For find_lowest_rq hooks that refine it. */
 int32_t sched_find_lowest_rq(const ks_sim *sim, int32_t task, int32_t prev_cpu);
@@ -183,6 +205,8 @@ int32_t sched_find_lowest_rq(const ks_sim *sim, int32_t task, int32_t prev_cpu);
 /* task_work_add(task, work, TWA_RESUME): sets the task's TIF_NOTIFY_RESUME, so the
  * task_work_run hook runs at its next return to user space (the model keeps which work). */
 void sched_task_work_add(ks_sim *sim, int32_t task);
+/* cpu's rt_rq->highest_prio.curr as rt_prio_changed last reported it (99: no RT task). */
+int32_t sched_rt_highest_prio(const ks_sim *sim, int32_t cpu);
 
 /* Adds an access the model made (e.g. to mm->cidmask) to the run's statistics. */
 void sched_note_access(ks_sim *sim, const ks_access_cost *cost);

@@ -110,7 +110,7 @@ static void init_core(ks_sim *s)
     rng_seed(&s->core.rng, s->seed);
     s->core.deferring_cpu = -1;
     for (int32_t cpu = 0; cpu < s->nr_cpus; cpu++) {
-        s->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1 };
+        s->rqs[cpu] = (sim_rq){ .curr = -1, .head = -1, .tail = -1, .rt_published = 140 };
         cpumask_set(&s->core.idle, cpu);
     }
 }

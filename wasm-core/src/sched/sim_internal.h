@@ -68,6 +68,7 @@ typedef struct wl_process {
     int32_t rt_priority;        /* periodic_rt: 1..99 (sched_priority) */
     uint64_t period_ns;         /* periodic_rt */
     uint64_t runtime_ns;        /* periodic_rt */
+    uint64_t phase_spread_ns;   /* periodic_rt: threads' phases spread over [0, this) */
     int32_t groups;             /* pipe_pairs */
     int32_t pairs;              /* pipe_pairs: pairs_per_group */
     int32_t messages;           /* pipe_pairs */
@@ -153,6 +154,8 @@ typedef struct sim_rq {
     uint64_t clock;             /* rq->clock: the time at its last update_rq_clock (rq.c) */
     uint64_t idle_since;        /* when the CPU last went idle (0: idle from the start) */
     uint64_t idle_end;          /* when that idle period ended (< idle_since: idle now) */
+    int32_t rt_published;       /* rq_rt_level() as last reported to rt_prio_changed (140: none) */
+    int32_t reserved;
 } sim_rq;
 
 typedef struct sim_driver {

@@ -62,6 +62,9 @@
  *     prio          integer 1..99 (sched_priority; kernel prio 99 - prio), required
  *     period_us     number 10..10000000, required
  *     runtime_us    number > 0, <= period_us, required
+ *     phase_spread_us  number 0..period_us, default 0: thread i's timer runs phase_i later
+ *                   every period, phase_i in [0, phase_spread_us) from a fixed hash of the
+ *                   thread's index (the same for every seed); 0: all threads in phase
  *     cpus          array, optional: the threads' allowed CPUs (default all)
  *
  * "pipe_pairs" (hackbench-like, threads mode: one process per group):
@@ -422,15 +425,19 @@ static int32_t read_intermittent(reader *r, int32_t obj, workload *wl, wl_proces
 static int32_t read_periodic_rt(reader *r, int32_t obj, workload *wl, wl_process *p)
 {
     static const char *const fields[] = { "kind", "comm", "rseq", "start_ms", "threads", "prio",
-                                          "period_us", "runtime_us", "cpus", NULL };
+                                          "period_us", "runtime_us", "phase_spread_us", "cpus",
+                                          NULL };
     TRY(check_fields(r, obj, fields));
     TRY(get_int(r, obj, "threads", 1, 1, 1024, 0, &p->threads));
     TRY(get_int(r, obj, "prio", 1, 1, 99, 0, &p->rt_priority));
     double period, runtime;
     TRY(get_number(r, obj, "period_us", 1, 10, 1e7, 0, &period));
     TRY(get_number(r, obj, "runtime_us", 1, 1e-3, period, 0, &runtime));
+    double spread;
+    TRY(get_number(r, obj, "phase_spread_us", 0, 0, period, 0, &spread));
     p->period_ns = ns_of(period, 1e3);
     p->runtime_ns = ns_of(runtime, 1e3);
+    p->phase_spread_ns = ns_of(spread, 1e3);
     return get_cpus(r, obj, wl, p);
 }
 

@@ -328,6 +328,7 @@ int main(void)
     FIELD(ks_systrace_stats, html_lines);
     end();
 #include "mm_cid/layout.inc"                /* registry: the models' structs (tools/layout/<name>/) */
+#include "cpupri/layout.inc"                /* registry: the models' structs (tools/layout/<name>/) */
     BEGIN(ks_cpu);
     FIELD(ks_cpu, cpu);
     FIELD(ks_cpu, core);

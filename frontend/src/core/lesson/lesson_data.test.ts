@@ -15,8 +15,8 @@ describe('shipped lessons', () => {
   })
 
   it('a lesson in another model\'s folder is refused, naming the folder', () => {
-    expect(folderProblem('../../lessons/cpupri/intro.lesson.json', 'cpupri')).toBeNull()
-    expect(folderProblem('../../lessons/cpupri/intro.lesson.json', 'sheaves')).toBe('must be "cpupri" (the folder lessons/cpupri/ it is in), got "sheaves"')
+    expect(folderProblem('../../lessons/nosuchmodel/intro.lesson.json', 'nosuchmodel')).toBeNull()
+    expect(folderProblem('../../lessons/nosuchmodel/intro.lesson.json', 'sheaves')).toBe('must be "nosuchmodel" (the folder lessons/nosuchmodel/ it is in), got "sheaves"')
   })
 })
 

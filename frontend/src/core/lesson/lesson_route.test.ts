@@ -50,7 +50,7 @@ describe('the notes channel', () => {
     expect(parseChannelMessage({ type: 'hello' }, 'intro')).toEqual({ type: 'hello' })
     expect(parseChannelMessage({ type: 'position', position }, 'intro')).toEqual({ type: 'position', position })
     expect(parseChannelMessage({ type: 'navigate', position }, 'intro')).toEqual({ type: 'navigate', position })
-    expect(parseChannelMessage({ type: 'position', position }, 'cpupri')).toBeNull()
+    expect(parseChannelMessage({ type: 'position', position }, 'outro')).toBeNull()
     expect(parseChannelMessage({ type: 'position', position: { ...position, step: -1 } }, 'intro')).toBeNull()
     expect(parseChannelMessage({ type: 'position', position: { ...position, toggles: null } }, 'intro')).toBeNull()
     expect(parseChannelMessage('hello', 'intro')).toBeNull()

@@ -115,7 +115,9 @@ export function validatorsModule(fragments: Readonly<Record<string, LessonSchema
  * Two modules the build derives from src/models/'s folders, for vite.config.ts and
  * vite.export.config.ts (src: the app's src/ folder):
  *
- *   "virtual:models"             MODEL_IDS: the model folders (with an index.ts), sorted; core
+ *   "virtual:models"             MODEL_IDS: the model folders (with an index.ts), in
+ *                                models/order.json's order (modelOrder: the first is the default
+ *                                lesson; unlisted ones after, by id); core
  *                                code reads the models' names from here, never from the registry
  *                                (which imports their views: an import cycle back into core);
  *   "virtual:lesson-validators"  each model's lesson schema (core/lesson/lesson_schema.json with
@@ -123,6 +125,14 @@ export function validatorsModule(fragments: Readonly<Record<string, LessonSchema
  *                                code: the browser neither ships ajv's compiler nor evaluates
  *                                generated code.
  */
+/** Model ids in src/models/order.json's order; ids it does not list come after, sorted. */
+export function modelOrder(ids: readonly string[], orderFile: string): string[] {
+  const order: unknown = existsSync(orderFile) ? JSON.parse(readFileSync(orderFile, 'utf8')).order : []
+  const listed = Array.isArray(order) ? order.filter((x): x is string => typeof x === 'string') : []
+  const rank = (id: string) => { const i = listed.indexOf(id); return i < 0 ? listed.length : i }
+  return [...ids].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+}
+
 export function lessonValidators(src: URL): Plugin {
   const id = 'virtual:lesson-validators'
   const idsId = 'virtual:models'
@@ -134,7 +144,8 @@ export function lessonValidators(src: URL): Plugin {
     resolveId: (source) => (source === id || source === idsId ? `\0${source}` : null),
     load(resolved) {
       if (resolved === `\0${idsId}`) {
-        const ids = readdirSync(modelsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(`${modelsDir}${d.name}/index.ts`)).map((d) => d.name).sort()
+        const ids = modelOrder(readdirSync(modelsDir, { withFileTypes: true })
+          .filter((d) => d.isDirectory() && existsSync(`${modelsDir}${d.name}/index.ts`)).map((d) => d.name), `${modelsDir}order.json`)
         return `export const MODEL_IDS = ${JSON.stringify(ids)}\n`
       }
       if (resolved !== `\0${id}`) return null

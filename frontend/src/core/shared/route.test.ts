@@ -20,7 +20,7 @@ describe('routes', () => {
     expect(pageOf(`/lesson/${FIRST}`)).toBe('lesson')
     expect(pageOf(`/lesson/${FIRST}/`)).toBe('lesson')
     expect(pageOf('/lesson')).toBe('notfound')
-    expect(pageOf('/lesson/cpupri')).toBe('notfound')
+    expect(pageOf('/lesson/nosuchmodel')).toBe('notfound')
     expect(hrefFor('lesson', 'classroom-8')).toBe(`/lesson/${FIRST}?preset=classroom-8`)
   })
   it('maps /traces to the real-trace page', () => {

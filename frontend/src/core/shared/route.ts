@@ -18,7 +18,7 @@ export type PageName = 'topology' | 'simulate' | 'lesson' | 'traces' | 'notfound
 export type LessonPageName = 'learn' | 'present' | 'notes' | 'embed'
 export const LESSON_PAGES: readonly LessonPageName[] = ['learn', 'present', 'notes', 'embed']
 
-/** The model and lesson the header's links open: the first model (by name), and its lesson (named after it). */
+/** The model and lesson the header's links open: the first model (models/order.json), and its lesson (named after it). */
 const FIRST = MODEL_IDS[0]
 
 /** The lesson a lesson page opens when its URL names none: the first model's (lessons are named after their model). */

@@ -47,4 +47,17 @@ KS_API int32_t ks_cost_sweep_from_cache(const ks_cache *cache, int32_t cpu, int3
                                         uint64_t now_ns, const uint64_t *core_idle_ns,
                                         ks_cost_sweep *sweep);
 
+/* One request for a line at now_ns whose data comes from `source` (ks_cache_source, as
+ * the v1 cache model found it). needs_transfer = 1 (a load of a line Modified in another
+ * cache, a store or locked RMW that must fetch or invalidate another copy): the request
+ * takes the first instant >= now_ns at which one transfer from source fits between the
+ * line's reserved transfers (first come, first served in time: a line moves to one
+ * requester at a time), and reserves it; out's parts are CONTENTION (the wait) and the
+ * source's part (REMOTE for another core, LLC, DRAM...). needs_transfer = 0 (own cache, or
+ * a clean copy read): no queue, the source's latency alone. KS_ERR_INVALID_ARG on NULL, a
+ * source out of range or a negative time. */
+KS_API int32_t ks_cost_line_request(const ks_cost_params *params, ks_cost_line_server *line,
+                                    double now_ns, int32_t source, int32_t needs_transfer,
+                                    ks_cost_result *out);
+
 #endif

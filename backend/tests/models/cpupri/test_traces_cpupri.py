@@ -20,7 +20,7 @@ from kscope.core.config import Settings
 from kscope.ingest.pipeline import ingest
 from kscope.store.store import TraceStore
 
-TRACES = Path(__file__).resolve().parents[2] / "traces"
+TRACES = Path(__file__).resolve().parents[4] / "traces"
 MODES = ("global", "pernode")
 # The TP_printk formats of include/trace/events/kscope_cpupri.h, field by field.
 SET_FIELDS = re.compile(r"cpu=(?P<cpu>-?\d+) old_pri=(?P<old_pri>-?\d+) new_pri=(?P<new_pri>-?\d+) "
