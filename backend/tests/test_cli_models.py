@@ -89,3 +89,14 @@ def test_conform_choices_are_the_registry_s(capsys: pytest.CaptureFixture[str]) 
     variants = registry.conform_variants()
     args = build_parser().parse_args(["conform", "t.txt", "--variant", variants[-1]])
     assert args.algo == registry.default_conform().name and args.variant == variants[-1]
+
+
+def test_cost_model_goes_only_to_targets_that_take_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """--cost-model is passed to a target's run() only when it has the parameter; a target
+    without it refuses the flag (exit 2, naming it) instead of failing inside its run."""
+    import inspect
+    without = [m for m in registry.repro_targets()
+               if "cost_model" not in inspect.signature(m.repro.load().run).parameters]  # type: ignore[union-attr]
+    for m in without:
+        assert main(["repro", m.name, "--cost-model", "v1"]) == EXIT_BAD_INPUT
+        assert f"{m.name} has no --cost-model choice" in capsys.readouterr().err

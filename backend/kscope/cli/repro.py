@@ -2,10 +2,11 @@
 beside the published figures (the targets are models/registry.py's models with a `repro`)."""
 
 import argparse
+import inspect
 import sys
 from typing import Any
 
-from kscope.cli.common import EXIT_OK, add_json, emit, non_negative, positive
+from kscope.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_json, emit, non_negative, positive
 from kscope.models import registry
 
 
@@ -28,8 +29,17 @@ def run(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"kscope repro: {message}", file=sys.stderr)
 
-    document = repro.load().run(rounds=args.rounds, runs=args.runs, background=args.background,
-                                progress=None if args.json else progress, cost_model=args.cost_model)
+    run_fn = repro.load().run
+    options: dict[str, Any] = {}
+    if args.cost_model is not None:
+        # only a target whose run() takes cost_model can switch how a burst is priced (a
+        # target whose costs are a contended line's queue has no v1/v2 choice)
+        if "cost_model" not in inspect.signature(run_fn).parameters:
+            print(f"kscope repro: error: {args.target} has no --cost-model choice", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        options["cost_model"] = args.cost_model
+    document = run_fn(rounds=args.rounds, runs=args.runs, background=args.background,
+                      progress=None if args.json else progress, **options)
     emit(document, args.json, repro.render)
     return EXIT_OK
 
@@ -54,8 +64,8 @@ def add_parser(sub: Any) -> None:
     repro.add_argument("--background", type=non_negative, default=0, metavar="B",
                        help="background traffic evicting cached lines, bytes/us per core (x8 per L3); "
                             "default 0: the machine runs only the benchmark")
-    repro.add_argument("--cost-model", choices=("v1", "v2"), default="v2",
-                       help="what prices a burst: v2 (default; docs/cost_model_v2.md: overlapped misses, "
+    repro.add_argument("--cost-model", choices=("v1", "v2"), default=None,
+                       help="for targets that can switch: what prices a burst: v2 (the target's default; docs/cost_model_v2.md: overlapped misses, "
                             "prefetch, C-state flushes, capacity, page walks, first-touch faults, each a part "
                             "of the breakdown) or v1 (the cache model's trips one after another)")
     add_json(repro)

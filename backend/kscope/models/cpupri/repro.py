@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kscope import repro
+from kscope.native import cost
 from kscope.native.machine import Topology
 from kscope.native.sim import Simulation
 from kscope.models.cpupri import seed_c2c
@@ -170,10 +171,10 @@ def mva_check(params: Any, r: dict[str, Any]) -> dict[str, Any] | None:
     sim_ns = (s["mask_line_busy_ns"] + s["mask_line_wait_ns"]) / served
     think = max(0.0, n * s["now_ns"] / served - sim_ns)
     share = line["remote_share"] or 0.0
-    rem = view.contended_line(params, n, view.SRC_OTHER_SOCKET, think)
-    loc = view.contended_line(params, n, view.SRC_SAME_LLC_CORE, think)
+    rem = cost.contended_line(params, n, "other_socket", think)
+    loc = cost.contended_line(params, n, "same_llc_core", think)
     mva = share * rem["total_ns"] + (1 - share) * loc["total_ns"]
-    wait = share * rem["contention_ns"] + (1 - share) * loc["contention_ns"]
+    wait = share * rem["parts"]["contention"] + (1 - share) * loc["parts"]["contention"]
     return {"accessors": n, "think_ns": round(think, 1), "requests": served,
             "simulated_ns_per_request": round(sim_ns, 1),
             "simulated_wait_ns_per_request": round(s["mask_line_wait_ns"] / served, 1),
@@ -231,7 +232,7 @@ def run(rounds: int = 5, runs: int = 3, background: int = 0, progress: ProgressF
     seeds = list(range(1, runs + 1))
     per_variant: dict[str, list[dict[str, Any]]] = {}
     with Topology.from_preset(PRESET) as topo:
-        params = view.cost_params(topo.handle)
+        params = cost.preset_params(topo)
         for v in VARIANTS:
             per_variant[v] = [run_variant(topo, spec, v, s) for s in seeds]
             if progress:

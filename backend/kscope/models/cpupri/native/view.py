@@ -81,33 +81,3 @@ def c2c_rows(sim: Simulation) -> list[dict[str, Any]]:
             row.pop("reserved")
             rows.append(row)
     return rows
-
-
-# ---- cost model v2's contended line (kscope/cost.h), the analytic check ---------------------
-
-COST_PARAMS_BYTES = 36 + 14 * 4 + 4 * 24     # sizeof(ks_cost_params), _Static_assert'ed in C
-COST_RESULT_BYTES = 8 * (3 + 14) + 4 * (8 + 10)
-SRC_SAME_LLC_CORE, SRC_OTHER_SOCKET = 3, 5   # ks_cache_source
-PART_CONTENTION = 11                          # ks_cost_part
-
-
-def cost_params(topology_handle: Any) -> ctypes.Array:  # type: ignore[type-arg]
-    fn = core.lib().ks_topology_cost_params
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    fn.restype = ctypes.c_int32
-    buf = ctypes.create_string_buffer(COST_PARAMS_BYTES)
-    core.check(fn(topology_handle, buf))
-    return buf
-
-
-def contended_line(params: ctypes.Array, accessors: int, distance: int,  # type: ignore[type-arg]
-                   think_ns: float) -> dict[str, float]:
-    """ks_cost_contended_line: the mean time of one touch (ns) and its waiting part."""
-    fn = core.lib().ks_cost_contended_line
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_double, ctypes.c_void_p]
-    fn.restype = ctypes.c_int32
-    out = ctypes.create_string_buffer(COST_RESULT_BYTES)
-    core.check(fn(params, accessors, distance, think_ns, out))
-    total = ctypes.c_double.from_buffer_copy(out, 0).value
-    wait = ctypes.c_double.from_buffer_copy(out, 8 + 8 * PART_CONTENTION).value
-    return {"total_ns": total, "contention_ns": wait}
