@@ -17,5 +17,6 @@
 #include "kscope/trace_detect.h"
 #include "kscope/native/columns.h"
 #include "kscope/mm_cid/mm_cid.h"   /* registry: the models' view formats */
+#include "kscope/sheaves/sheaves.h" /* registry: the models' view formats */
 
 #endif

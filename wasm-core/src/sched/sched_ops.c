@@ -21,10 +21,12 @@ static const ks_sched_ops none_ops = {
 };
 
 extern const ks_sched_ops mm_cid_ops;       /* registry: src/algo/mm_cid/ */
+extern const ks_sched_ops sheaves_ops;      /* registry: src/algo/sheaves/ */
 
 static const ks_sched_ops *const registry[] = {
     &none_ops,
     &mm_cid_ops,                            /* registry */
+    &sheaves_ops,                           /* registry */
 };
 
 const ks_sched_ops *sched_ops_find(const char *algo, const char **variant)
