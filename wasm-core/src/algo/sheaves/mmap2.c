@@ -64,6 +64,7 @@ void ks_sheaves_mmap2_defaults(ks_sheaves_mmap2_config *cfg)
     cfg->barn_hold_ns = 20;              /* ASSUMPTION */
     cfg->list_hold_ns = 30;              /* ASSUMPTION */
     cfg->fastpath_ns = 10;               /* ASSUMPTION */
+    cfg->tick_ns = 4000000;              /* CONFIG_HZ=250 (Debian's amd64 config) */
 }
 
 typedef struct core_ref { int32_t socket, node, core, first_cpu; } core_ref;
@@ -143,7 +144,7 @@ static int32_t config_ok(const ks_sheaves_mmap2_config *c)
                        c->maple_rcu_munmap };
     for (int i = 0; i < 4; i++)
         if (per[i] < 0 || per[i] > 8) return 0;
-    if (c->measure_ns == 0 || c->rcu_gp_ns == 0) return 0;
+    if (c->measure_ns == 0 || c->rcu_gp_ns == 0 || c->tick_ns == 0) return 0;
     if (c->warmup_ns + c->measure_ns > 10000000000ull) return 0;   /* 10 s simulated at most */
     if (memchr(c->preset, 0, sizeof c->preset) == NULL) return 0;
     return 1;

@@ -241,7 +241,8 @@ int32_t shv_model_init(shv_model *m, const ks_sheaves_mmap2_config *cfg, const k
     if (m->rng == 0)
         m->rng = 1;
     m->clock = calloc((size_t)m->nr_cpus, sizeof *m->clock);
-    if (!m->clock)
+    m->rcu_tick = calloc((size_t)m->nr_cpus, sizeof *m->rcu_tick);
+    if (!m->clock || !m->rcu_tick)
         return KS_ERR_NO_MEMORY;
 
     /* vm_area_struct: 192 bytes as the host's kmem_cache_alloc bytes_alloc says; both
@@ -319,6 +320,7 @@ void shv_model_free(shv_model *m)
     free(m->sheaves);
     free(m->xfer_ns);
     free(m->clock);
+    free(m->rcu_tick);
     if (m->topo)
         ks_topology_free(m->topo);
     memset(m, 0, sizeof *m);

@@ -16,11 +16,16 @@
  *     freed with kfree_bulk -> __kmem_cache_free_bulk (slabs.c) on that CPU.
  *
  * The grace period: one length per run (rcu_gp_ns, an explicit input the repro states);
- * grace periods follow each other back to back and a callback queued during one runs when
- * the next one ends (it must wait for a whole grace period that starts after it). All the
- * callbacks of a grace period on a CPU run together, at that CPU's next operation
- * boundary after the end (RCU's softirq, taking that CPU's time): this is what makes the
- * barn overflow in bursts. No callback offloading, no batching limits (blimit).
+ * grace periods follow each other back to back and a callback queued during one is ready
+ * when the next one ends (it must wait for a whole grace period that starts after it).
+ * Ready callbacks run in RCU's softirq on the CPU that queued them, taking its time, as
+ * rcu_do_batch (kernel/rcu/tree.c, 7.3) runs them for a CPU busy with a task: at most
+ * bl = max(blimit 10, pending >> 7) per pass, and a pass ends when the count is reached;
+ * the softirq is re-raised and __do_softirq restarts at most MAX_SOFTIRQ_RESTART (10)
+ * times, so at most 10 x bl per tick. The softirq runs on the scheduling-clock tick
+ * (tick_ns; ticks of all CPUs aligned, sched_skew_tick off), at the CPU's first operation
+ * boundary after it: what arrives in the barn arrives in per-tick bursts from every CPU of
+ * the node, which is what makes the barn overflow. No callback offloading (rcu_nocbs).
  */
 #include "sheaves.h"
 
@@ -120,11 +125,29 @@ static void rcu_free_sheaf(shv_model *m, int32_t c, int32_t cpu, int32_t s)
     shv_free_empty_sheaf(m, c, cpu, s);
 }
 
+#define RCU_BLIMIT 10            /* DEFAULT_RCU_BLIMIT */
+#define RCU_DIVISOR 7            /* rcu_divisor: bl = max(blimit, pending >> 7) */
+#define SOFTIRQ_RESTARTS 10      /* MAX_SOFTIRQ_RESTART */
+
 void shv_rcu_run_due(shv_model *m, int32_t cpu)
 {
+    uint64_t tick = m->clock[cpu] / m->cfg.tick_ns;
+    int32_t softirq = tick > m->rcu_tick[cpu];
+    if (softirq)
+        m->rcu_tick[cpu] = tick;
     for (int32_t c = 0; c < SHV_CACHES; c++) {
         shv_cache *ca = &m->caches[c];
-        while (ca->rcu_head[cpu] != SHV_NONE && m->sheaves[ca->rcu_head[cpu]].due_ns <= m->clock[cpu]) {
+        int64_t budget = 0;
+        if (softirq) {
+            int64_t pending = 0;
+            for (int32_t s = ca->rcu_head[cpu]; s != SHV_NONE && pending < (1 << 24)
+                 && m->sheaves[s].due_ns <= m->clock[cpu]; s = m->sheaves[s].next)
+                pending++;
+            int64_t bl = pending >> RCU_DIVISOR > RCU_BLIMIT ? pending >> RCU_DIVISOR : RCU_BLIMIT;
+            budget = bl * SOFTIRQ_RESTARTS;
+        }
+        while (budget-- > 0 && ca->rcu_head[cpu] != SHV_NONE
+               && m->sheaves[ca->rcu_head[cpu]].due_ns <= m->clock[cpu]) {
             int32_t s = ca->rcu_head[cpu];
             ca->rcu_head[cpu] = m->sheaves[s].next;
             if (ca->rcu_head[cpu] == SHV_NONE)

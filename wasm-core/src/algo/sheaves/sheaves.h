@@ -140,6 +140,7 @@ typedef struct shv_model {
     shv_cache caches[SHV_CACHES];
 
     uint64_t *clock;          /* per CPU */
+    uint64_t *rcu_tick;       /* per CPU: the last tick whose RCU softirq ran (rcu_sheaf.c) */
     uint64_t now;             /* the earliest clock of a CPU still to run: the timeline's past */
     int32_t measuring;        /* 1: counters count */
     uint64_t rng;

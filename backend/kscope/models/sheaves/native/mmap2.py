@@ -24,7 +24,7 @@ class Mmap2Config(ctypes.Structure):
         "maple_allocs_mmap", "maple_rcu_mmap", "maple_allocs_munmap", "maple_rcu_munmap")] + [
         ("seed", _u32)] + [(n, _u64) for n in (
         "work_ns", "rcu_gp_ns", "warmup_ns", "measure_ns", "new_slab_ns", "kzalloc_sheaf_ns",
-        "barn_hold_ns", "list_hold_ns", "fastpath_ns")]
+        "barn_hold_ns", "list_hold_ns", "fastpath_ns", "tick_ns")]
 
 
 class Mmap2Result(ctypes.Structure):

@@ -59,6 +59,7 @@ typedef struct ks_sheaves_mmap2_config {
     uint64_t barn_hold_ns;        /* core work inside barn->lock (ASSUMPTION) */
     uint64_t list_hold_ns;        /* core work inside list_lock per slab taken or returned (ASSUMPTION) */
     uint64_t fastpath_ns;         /* alloc_from_pcs / free_to_pcs / a freelist pop, core only (ASSUMPTION) */
+    uint64_t tick_ns;             /* the scheduling-clock tick (CONFIG_HZ=250: 4 ms): RCU's softirq runs there */
 } ks_sheaves_mmap2_config;
 
 typedef struct ks_sheaves_mmap2_result {
