@@ -15,6 +15,7 @@ from kscope.models.model import Model
 
 MODELS: dict[str, str] = {
     "mm_cid": "kscope.models.mm_cid",
+    "sheaves": "kscope.models.sheaves",
 }
 
 
