@@ -8,7 +8,7 @@
  *                         leftover <= 1/16 of the slab (calc_slab_order), at most order 3.
  *                         maple_node (256 B) on 344 or 384 CPUs: order 2, 64 objects.
  *   set_min_partial()     ilog2(size) / 2 clamped to [MIN_PARTIAL 5, MAX_PARTIAL 10].
- *   set_cpu_partial()     (v6.17 .. v6.19; removed in 7.0 with the cpu partial lists) 52
+ *   set_cpu_partial()     (v6.17 .. v6.19; gone by 7.3, whose slub.c has no cpu partial lists) 52
  *                         objects for sizes >= 256, 120 below, and slub_set_cpu_partial()
  *                         turns them into DIV_ROUND_UP(2 x objects, objects per slab) slabs.
  *   struct slab_sheaf     a 32-byte header + 8 bytes per object: 1 + ceil(8 C / 64) lines.

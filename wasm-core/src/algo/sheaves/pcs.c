@@ -19,7 +19,7 @@
  *      6.19 alloc_full_sheaf(), 7.3 alloc_empty_sheaf() + refill_sheaf() (same work).
  *   5. Re-take the lock. main is still empty (no interrupts in the model):
  *        nofix (v6.18 .. v6.19-rc4): barn_put_empty_sheaf(barn, main); main = full.
- *        fix (Babka's committed form, 7.0+, read in linux-source-7.3):
+ *        fix (Babka's committed form: slab/for-next 2025-12-22 per the seed; read in linux-source-7.3):
  *            if (!spare) spare = main; else barn_put_empty_sheaf(barn, main); main = full.
  *        fix-v2 (Hao Li's v2 as posted, 2025-12-10): if (!spare) { spare = main;
  *            main = full; return; } before the unchanged nofix code.

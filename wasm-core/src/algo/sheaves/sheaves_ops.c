@@ -2,7 +2,7 @@
  * sheaves_ops.c: the sheaves model as a plug-in of the generic simulator (ks_sched_ops,
  * src/sched/sched_ops.h), algo "sheaves:<variant>[+nospare][+capacity=N]".
  *
- *   variants   nofix (v6.18 .. v6.19-rc4), fix (as committed, 7.0+), fix-v2 (as posted),
+ *   variants   nofix (v6.18 .. v6.19-rc4), fix (as committed; in linux-source-7.3), fix-v2 (as posted),
  *              baseline (3accabda4: the workload's second cache without sheaves)
  *   toggles    +nospare (the bug toggle: no spare sheaf), +capacity=N (sheaf_capacity of
  *              the second cache, 1 .. 1024)

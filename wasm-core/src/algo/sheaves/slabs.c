@@ -2,7 +2,7 @@
  * slabs.c: the slab layer under the sheaves, as v6.18 .. v6.19 have it (the seed's
  * kernels): each CPU's kmem_cache_cpu (a cpu slab with a lockless freelist and a cpu
  * partial list of at most cpu_partial_slabs slabs) and each node's partial list behind
- * its list_lock. 7.0 replaced the cpu slabs with sheaves (refill_objects /
+ * its list_lock. By 7.3 the cpu slabs are gone, replaced by sheaves (refill_objects /
  * get_from_partial); that layer is not modelled.
  *
  *   __kmem_cache_alloc_bulk -> ___slab_alloc   (refill_sheaf, and allocations of a cache
