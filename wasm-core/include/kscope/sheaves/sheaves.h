@@ -3,10 +3,9 @@
  *
  * The model (src/algo/sheaves/) counts calls of mm/slub.c's sheaf functions the way
  * the seed's bpftrace did (`@cnt[func] = count()` on entry: a call that returns NULL
- * after its racy pre-check counts too). This header names those counters and the
- * time parts, so the backend and the browser read the same table.
- *
- *     ks_sheaves_fn_name(i)    "barn_put_empty_sheaf", ... for i in [0, KS_SHEAVES_FN_COUNT)
+ * after its racy pre-check counts too). This header numbers those counters, so the
+ * backend and (later) the browser's views read the same table; their names are in
+ * kscope/sheaves/native/mmap2.h (ks_sheaves_fn_name), native-only until a view needs them.
  */
 #ifndef KSCOPE_SHEAVES_SHEAVES_H
 #define KSCOPE_SHEAVES_SHEAVES_H
@@ -39,8 +38,5 @@ typedef enum ks_sheaves_fn {
     KS_SHEAVES_FN_SLAB_ALLOC_SLOWPATH,        /* ___slab_alloc (caches without sheaves) */
     KS_SHEAVES_FN_COUNT
 } ks_sheaves_fn;
-
-/* The function's kernel name; NULL out of range. */
-KS_API const char *ks_sheaves_fn_name(int32_t fn);
 
 #endif

@@ -76,6 +76,9 @@ typedef struct ks_sheaves_mmap2_result {
     uint64_t events;              /* simulation steps (for the benchmark) */
 } ks_sheaves_mmap2_result;
 
+/* A counter's kernel function name ("barn_put_empty_sheaf"); NULL out of range. */
+KS_API const char *ks_sheaves_fn_name(int32_t fn);
+
 /* Fills a config with the kernel's values and the documented defaults (see the repro). */
 KS_API void ks_sheaves_mmap2_defaults(ks_sheaves_mmap2_config *cfg);
 
