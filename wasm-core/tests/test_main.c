@@ -10,7 +10,7 @@ static const test_case *const all_lists[] = {
     tracedat_tests, tracedat_compressed_tests, tracedat_instances_tests, perf_script_tests, systrace_tests, parquet_tests,
     trace_decoder_tests,
     mm_cid_tests, mm_cid_lesson_tests, mm_cid_conform_tests, mm_cid_tracepoint_tests, mm_cid_rq_clock_tests, /* registry: tests/mm_cid/ */
-    sheaves_tests, sheaves_lock_tests, sheaves_mmap2_tests, /* registry: tests/sheaves/ */
+    sheaves_tests, sheaves_lock_tests, sheaves_mmap2_tests, sheaves_plugin_tests, /* registry: tests/sheaves/ */
 };
 
 int main(void)
