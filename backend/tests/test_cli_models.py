@@ -5,6 +5,7 @@ any other file changing."""
 import json
 import sys
 import types
+from dataclasses import replace
 from collections.abc import Iterator
 from typing import Any
 
@@ -75,7 +76,7 @@ def test_a_registered_model_is_a_repro_target_and_a_conform_choice(toy: None,
         main(["conform", "--help"])
     conform_help = " ".join(capsys.readouterr().out.split())
     assert "toy: toy events" in conform_help  # the FILE help, from the descriptors
-    assert "--algo {" + ",".join(registry.names()) + "}" in conform_help
+    assert "--algo {" + ",".join(m.name for m in registry.conform_models()) + "}" in conform_help
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "toy: its cids" in " ".join(capsys.readouterr().out.split())
@@ -88,3 +89,18 @@ def test_conform_choices_are_the_registry_s(capsys: pytest.CaptureFixture[str]) 
     variants = registry.conform_variants()
     args = build_parser().parse_args(["conform", "t.txt", "--variant", variants[-1]])
     assert args.algo == registry.default_conform().name and args.variant == variants[-1]
+
+
+def test_a_target_has_its_own_defaults(toy: None, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["repro", "toy", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"rounds": 5, "runs": 5, "background": 0}
+    model = registry.get("toy")
+    assert model.repro is not None
+    monkeypatch.setattr(sys.modules["kscope.models.toy"], "MODEL",
+                        replace(model, repro=replace(model.repro, runs_default=1)))
+    registry.get.cache_clear()
+    assert main(["repro", "toy", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"rounds": 5, "runs": 1, "background": 0}
+    assert main(["repro", "toy", "--json", "--runs", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == 3
