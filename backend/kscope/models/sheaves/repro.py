@@ -15,7 +15,9 @@ capacity) point. The tables:
   CPU time, beside native_queued_spin_lock_slowpath's self share in the seed's perf;
 - capacity_sweep: GNR, maple_node's sheaf_capacity C in {32, 64, 128, 256}, without and with
   the fix, against 3accabda4, at the nr_tasks of the GNR tables: the prediction the withheld
-  table checks (vm_area_struct keeps 32; the seed does not say which cache Zhao changed).
+  table checks (vm_area_struct keeps 32; the seed does not say which cache Zhao changed);
+- grace_period_sensitivity: the calls' point again with a grace period of 1 and 2 ticks
+  (the model's default, 3 ticks, is an ASSUMPTION and its largest lever).
 
 Inputs, none fitted to a published figure (`inputs` in the document says each with its
 source): the allocations per mmap (this host's 6.18 kernel, kmem tracepoints), the
@@ -23,8 +25,8 @@ non-allocator work per iteration (this host: the median mmap+munmap time at 1 ta
 model's own allocator time there), the grace period (an ASSUMPTION: 3 ticks), the cost
 model v2's figures for each preset, and the few per-operation core times marked ASSUMPTION.
 
-`rounds` is the measured window in ticks of 4 ms (default 5: 20 ms simulated after 30 ms of
-warm-up), `runs` the seeds averaged (the seed only draws get_any_partial's
+`rounds` is the measured window in ticks of 4 ms (default 5: 20 ms simulated after a warm-up
+of 8 grace periods), `runs` the seeds averaged (the seed only draws get_any_partial's
 remote_node_defrag_ratio, so runs barely differ: `--runs 1` is the usual call), `background`
 is not used by this model (it must be 0).
 """
@@ -46,7 +48,12 @@ CALL_FUNCTIONS = ("barn_put_empty_sheaf", "barn_replace_empty_sheaf", "__pcs_rep
                   "barn_get_empty_sheaf")
 SECONDS = 25           # the seed's bpftrace window (`-s 25`)
 TICK_MS = 4            # CONFIG_HZ=250
-WARMUP_MS = 30
+WARMUP_GRACE_PERIODS = 8   # the warm-up, in grace periods: the rcu sheaves queued while the
+                           # first callbacks are pending flood the barn and list_lock when they
+                           # come due; after 8 grace periods the callbacks run per mmap what
+                           # the mmaps queue (EPYC 384 fix: 0.061 rcu_free_sheaf per mmap for
+                           # 0.0625 queued; after 2.5, the first setting, 0.14: a transient)
+GP_MS_DEFAULT = 12
 
 # Measured on this host (see docs/models/sheaves.md, "Inputs"): Linux 6.18, AMD EPYC family 25
 # model 17 (Zen 4, the 9654's core), 2 vCPUs; backend/kscope/models/sheaves/host/mmap2_loop.c
@@ -68,14 +75,15 @@ def published() -> dict[str, Any]:
 
 
 def _point(preset: str, placement: str, variant: str, nr_tasks: int, capacity: int,
-           work_ns: int, rounds: int, runs: int) -> dict[str, Any]:
+           work_ns: int, rounds: int, runs: int, rcu_gp_ns: int | None = None) -> dict[str, Any]:
     """One point, averaged over `runs` seeds: ops/s per task and the per-mmap counts."""
     acc: dict[str, Any] = {"ops": 0.0, "fn": {}, "spin": 0.0, "handoff": 0.0, "barn_wait": 0.0,
                            "list_wait": 0.0, "barn_hits": 0.0}
     for seed in range(1, runs + 1):
+        gp_ns = rcu_gp_ns or GP_MS_DEFAULT * 1_000_000
         r = mmap2.run(preset=preset, placement=placement, variant=variant, nr_tasks=nr_tasks,
-                      maple_capacity=capacity, work_ns=work_ns, seed=seed,
-                      warmup_ns=WARMUP_MS * 1_000_000, measure_ns=rounds * TICK_MS * 1_000_000,
+                      maple_capacity=capacity, work_ns=work_ns, seed=seed, rcu_gp_ns=gp_ns,
+                      warmup_ns=WARMUP_GRACE_PERIODS * gp_ns, measure_ns=rounds * TICK_MS * 1_000_000,
                       **ALLOCS_PER_ITERATION)
         it = max(r.iterations, 1)
         acc["ops"] += r.ops_per_sec_per_task / runs
@@ -98,7 +106,8 @@ def model_work_ns() -> dict[str, Any]:
     at 1 task (variant nofix: the host's 6.18 has sheaves without the fix; EPYC preset: the
     host's Zen 4 core)."""
     r = mmap2.run(preset=EPYC, placement="wis-pus", variant="nofix", nr_tasks=1, work_ns=0,
-                  warmup_ns=WARMUP_MS * 1_000_000, measure_ns=8_000_000, **ALLOCS_PER_ITERATION)
+                  warmup_ns=WARMUP_GRACE_PERIODS * GP_MS_DEFAULT * 1_000_000, measure_ns=8_000_000,
+                  **ALLOCS_PER_ITERATION)
     alloc_ns = 1e9 / r.ops_per_sec_per_task
     return {"work_ns": int(round(HOST_ITERATION_NS - alloc_ns)), "host_iteration_ns": HOST_ITERATION_NS,
             "model_allocator_ns_at_1_task": round(alloc_ns, 1)}
@@ -110,9 +119,41 @@ def _grid(quick: bool) -> dict[str, Any]:
     return {"gnr": GNR_TASKS, "epyc": EPYC_TASKS, "calls_tasks": 384, "capacities": CAPACITIES}
 
 
+def _plan(grid: dict[str, Any]) -> list[tuple[str, str, int, int, int | None]]:
+    """Every point the document needs: (preset, variant, nr_tasks, capacity, grace period ns)."""
+    keys: list[tuple[str, str, int, int, int | None]] = []
+    for v in ("nofix", "fix"):
+        keys.append((EPYC, v, grid["calls_tasks"], 32, None))
+    for preset, tasks in ((GNR, grid["gnr"]), (EPYC, grid["epyc"])):
+        for n in tasks:
+            for v in ("nofix", "fix"):
+                keys.append((preset, v, n, 32, None))
+    for n in grid["gnr"]:
+        keys.append((GNR, "baseline", n, 32, None))
+    for cap in grid["capacities"]:
+        for v in ("nofix", "fix"):
+            for n in grid["gnr"]:
+                keys.append((GNR, v, n, cap, None))
+    for gp_ms in SENSITIVITY_GP_MS:
+        for v in ("nofix", "fix"):
+            keys.append((EPYC, v, grid["calls_tasks"], 32, gp_ms * 1_000_000))
+    return list(dict.fromkeys(keys))
+
+
+SENSITIVITY_GP_MS = (4, 8)
+
+
+def _compute(args: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
+    key, work_ns, rounds, runs = args
+    preset, variant, n, cap, gp = key
+    placement = "wis-pus" if preset == EPYC else "wis-cores"
+    return key, _point(preset, placement, variant, n, cap, work_ns, rounds, runs, rcu_gp_ns=gp)
+
+
 def run(rounds: int = 5, runs: int = 1, background: int = 0, progress: ProgressFn | None = None,
-        *, quick: bool = False) -> dict[str, Any]:
-    """The repro document (see `kscope repro sheaves --json`). quick: a small grid for tests."""
+        *, quick: bool = False, jobs: int = 1) -> dict[str, Any]:
+    """The repro document (see `kscope repro sheaves --json`). quick: a small grid for tests;
+    jobs: points computed in that many processes at once (the CLI uses 1)."""
     if rounds < 1 or runs < 1:
         raise ValueError("rounds and runs must be >= 1")
     if background != 0:
@@ -122,17 +163,27 @@ def run(rounds: int = 5, runs: int = 1, background: int = 0, progress: ProgressF
     work = model_work_ns()
     w = work["work_ns"]
     pub = published()
-    points: dict[tuple[str, str, int, int], dict[str, Any]] = {}
+    points: dict[tuple[str, str, int, int, int | None], dict[str, Any]] = {}
+    tasks_args = [(key, w, rounds, runs) for key in _plan(grid)]
+
+    def done(key: Any, value: dict[str, Any]) -> None:
+        points[key] = value
+        if progress:
+            preset, variant, n, cap, gp = key
+            progress(f"{preset} {variant} C={cap} nr_tasks={n}{'' if gp is None else f' gp={gp // 1_000_000} ms'}: "
+                     f"{value['ops']:.0f} ops/s/task ({time.monotonic() - started:.0f} s)")
+
+    if jobs > 1:
+        import multiprocessing
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for key, value in pool.imap_unordered(_compute, tasks_args):
+                done(key, value)
+    else:
+        for a in tasks_args:
+            done(*_compute(a))
 
     def point(preset: str, variant: str, n: int, cap: int = 32) -> dict[str, Any]:
-        key = (preset, variant, n, cap)
-        if key not in points:
-            placement = "wis-pus" if preset == EPYC else "wis-cores"
-            points[key] = _point(preset, placement, variant, n, cap, w, rounds, runs)
-            if progress:
-                progress(f"{preset} {variant} C={cap} nr_tasks={n}: "
-                         f"{points[key]['ops']:.0f} ops/s/task ({time.monotonic() - started:.0f} s)")
-        return points[key]
+        return points[(preset, variant, n, cap, None)]
 
     # calls per mmap and the spinlock share (EPYC, the seed's bpftrace and perf runs)
     n_calls = grid["calls_tasks"]
@@ -184,6 +235,19 @@ def run(rounds: int = 5, runs: int = 1, background: int = 0, progress: ProgressF
                               "delta_pct": _pct(p["ops"], point(GNR, "baseline", n)["ops"]),
                               "replace_per_mmap": round(p["fn"]["__pcs_replace_empty_main"], 5)})
 
+    # the grace period is an ASSUMPTION (3 ticks): the fix's gain at the calls' point with 1 and 6
+    sensitivity = []
+    for gp_ms in (*SENSITIVITY_GP_MS, GP_MS_DEFAULT):
+        row: dict[str, Any] = {"rcu_gp_ms": gp_ms, "nr_tasks": n_calls, "machine": EPYC}
+        ops = {}
+        for variant in ("nofix", "fix"):
+            gp_key = None if gp_ms == GP_MS_DEFAULT else gp_ms * 1_000_000
+            p = points[(EPYC, variant, n_calls, 32, gp_key)]
+            ops[variant] = p["ops"]
+            row[f"barn_put_empty_per_mmap_{variant}"] = round(p["fn"]["barn_put_empty_sheaf"], 5)
+        row["model_pct"] = _pct(ops["fix"], ops["nofix"])
+        sensitivity.append(row)
+
     doc = {
         "calls_per_mmap": {"nofix": calls["nofix"], "fix": calls["fix"]},
         "calls_per_mmap_published": pub_per_mmap,
@@ -193,6 +257,7 @@ def run(rounds: int = 5, runs: int = 1, background: int = 0, progress: ProgressF
         "vs_baseline": vs_baseline,
         "spinlock_share": spin,
         "capacity_sweep": sweep,
+        "grace_period_sensitivity": sensitivity,
         "checks": compute_checks(calls, calls_25s, ops_delta, spin),
         "inputs": inputs(work, rounds, runs),
         "calibrated": "nothing: no constant was fitted to the published tables",
@@ -258,7 +323,8 @@ def inputs(work: dict[str, Any], rounds: int, runs: int) -> list[dict[str, Any]]
         {"name": "kzalloc_sheaf_ns", "value": d["kzalloc_sheaf_ns"], "source": "ASSUMPTION"},
         {"name": "line transfers, lock hand-offs", "value": "cost model v2",
          "source": "the presets' figures (ks_topology_cost_params)"},
-        {"name": "simulated time per point", "value": {"warmup_ms": WARMUP_MS, "measured_ms": rounds * TICK_MS},
+        {"name": "simulated time per point", "value": {"warmup": f"{WARMUP_GRACE_PERIODS} grace periods",
+                                                       "measured_ms": rounds * TICK_MS},
          "source": "--rounds (ticks of 4 ms)"},
         {"name": "seeds averaged", "value": runs, "source": "--runs"},
     ]

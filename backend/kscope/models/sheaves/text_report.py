@@ -54,6 +54,11 @@ def render(doc: dict[str, Any]) -> str:
     cell = {(r["capacity"], r["fix"], r["nr_tasks"]): r["delta_pct"] for r in doc["capacity_sweep"]}
     for n_ in tasks:
         out.append(f"  {n_:>8}" + "".join(f"{_f(cell.get((c, f, n_))):>12}" for c in caps for f in (False, True)))
+    out.append("Grace-period sensitivity (the default 12 ms is an ASSUMPTION): fix vs nofix ops/s, %")
+    for r in doc.get("grace_period_sensitivity", []):
+        out.append(f"  {r['machine']} {r['nr_tasks']} tasks, grace period {r['rcu_gp_ms']} ms: "
+                   f"{_f(r['model_pct'])}  (barn_put_empty_sheaf per mmap {r['barn_put_empty_per_mmap_nofix']}"
+                   f" -> {r['barn_put_empty_per_mmap_fix']})")
     out.append("Checks")
     for name, c in doc["checks"].items():
         out.append(f"  {name}: {'pass' if c['pass'] else 'FAIL'}  "

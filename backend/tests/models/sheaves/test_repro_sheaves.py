@@ -18,8 +18,15 @@ FUNCTIONS = {"barn_put_empty_sheaf", "barn_replace_empty_sheaf", "__pcs_replace_
 
 @pytest.fixture(scope="module")
 def quick() -> dict[str, Any]:
-    """The quick grid (1 and 8 tasks, C = 32 and 64, one 4 ms window): ~2 s natively."""
+    """The quick grid (1 and 8 tasks, C = 32 and 64, one 4 ms window): a few seconds natively."""
     return repro.run(rounds=1, runs=1, quick=True)
+
+
+def test_parallel_points_give_the_same_document(quick: dict[str, Any]) -> None:
+    doc = repro.run(rounds=1, runs=1, quick=True, jobs=2)
+    for key in ("calls_per_mmap", "ops_delta", "vs_baseline", "capacity_sweep", "spinlock_share",
+                "grace_period_sensitivity", "checks"):
+        assert doc[key] == quick[key]
 
 
 def test_document_holds_the_issues_keys(quick: dict[str, Any]) -> None:
@@ -34,6 +41,7 @@ def test_document_holds_the_issues_keys(quick: dict[str, Any]) -> None:
     assert {(r["capacity"], r["fix"]) for r in quick["capacity_sweep"]} == \
         {(32, False), (32, True), (64, False), (64, True)}
     assert quick["calibrated"].startswith("nothing")
+    assert [r["rcu_gp_ms"] for r in quick["grace_period_sensitivity"]] == [4, 8, 12]
 
 
 def test_published_figures_are_the_seeds(quick: dict[str, Any]) -> None:
@@ -79,6 +87,7 @@ def test_text_labels_published_and_modelled(quick: dict[str, Any]) -> None:
     text = text_report.render(quick)
     assert "MEASURED" in text and "MODELLED" in text and "PREDICTED" in text
     assert "barn_put_empty_sheaf" in text and "ASSUMPTION" in text
+    assert "grace period 8 ms" in text
 
 
 def test_bad_arguments_are_refused() -> None:
