@@ -57,7 +57,7 @@ void ks_sheaves_mmap2_defaults(ks_sheaves_mmap2_config *cfg)
     cfg->seed = 1;
     cfg->work_ns = 1500;
     cfg->rcu_gp_ns = 12000000;           /* 3 jiffies at HZ=250: ASSUMPTION */
-    cfg->warmup_ns = 30000000;
+    cfg->warmup_ns = 96000000;           /* 8 grace periods: past the first callbacks' flood */
     cfg->measure_ns = 20000000;
     cfg->new_slab_ns = 1000;             /* ASSUMPTION */
     cfg->kzalloc_sheaf_ns = 100;         /* ASSUMPTION */
