@@ -5,6 +5,7 @@ any other file changing."""
 import json
 import sys
 import types
+from dataclasses import replace
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,3 +101,18 @@ def test_cost_model_goes_only_to_targets_that_take_it(capsys: pytest.CaptureFixt
     for m in without:
         assert main(["repro", m.name, "--cost-model", "v1"]) == EXIT_BAD_INPUT
         assert f"{m.name} has no --cost-model choice" in capsys.readouterr().err
+
+
+def test_a_target_has_its_own_defaults(toy: None, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["repro", "toy", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"rounds": 5, "runs": 5, "background": 0}
+    model = registry.get("toy")
+    assert model.repro is not None
+    monkeypatch.setattr(sys.modules["kscope.models.toy"], "MODEL",
+                        replace(model, repro=replace(model.repro, runs_default=1)))
+    registry.get.cache_clear()
+    assert main(["repro", "toy", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"rounds": 5, "runs": 1, "background": 0}
+    assert main(["repro", "toy", "--json", "--runs", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"] == 3

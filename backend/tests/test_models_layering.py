@@ -43,6 +43,8 @@ ALLOWED = {
     "vm/workloads/__init__.py": "the capture-vm workloads: which seed each reproduces (all four) and "
                                 "the kscope_* tracepoints kernel-patches/ adds",
     "vm/workloads/intermittent.c": "librseq's benchmark, which indexes by the rseq cid field",
+    "vm/workloads/mmap_loop.c": "seed 002's capture-vm workload: its comment names the SLUB feature it exercises "
+                                "by the kernel's word",
     "data/published.json": "the seeds' published figures, keyed by seed (all four), read by the frontend too",
     "vm/workloads/rt_periodic.c": "the capture-vm RT workload of seed 001: the kernel functions it drives",
     "vm/guest.py": "the kernel functions an RT wakeup runs, named in a note on guest timing",

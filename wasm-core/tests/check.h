@@ -75,5 +75,6 @@ extern const test_case trace_decoder_tests[];
 extern const test_case cost_line_server_tests[];
 extern const test_case cpupri_tests[]; /* registry */
 extern const test_case mm_cid_tests[], mm_cid_lesson_tests[], mm_cid_conform_tests[], mm_cid_tracepoint_tests[], mm_cid_rq_clock_tests[], mm_cid_v619_tests[]; /* registry */
+extern const test_case sheaves_tests[], sheaves_lock_tests[], sheaves_mmap2_tests[], sheaves_plugin_tests[]; /* registry */
 
 #endif

@@ -11,6 +11,7 @@ static const test_case *const all_lists[] = {
     trace_decoder_tests,
     mm_cid_tests, mm_cid_lesson_tests, mm_cid_conform_tests, mm_cid_tracepoint_tests, mm_cid_rq_clock_tests, mm_cid_v619_tests, /* registry: tests/mm_cid/ */
     cpupri_tests, /* registry: tests/cpupri/ */
+    sheaves_tests, sheaves_lock_tests, sheaves_mmap2_tests, sheaves_plugin_tests, /* registry: tests/sheaves/ */
 };
 
 int main(void)

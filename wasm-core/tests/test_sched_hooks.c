@@ -2,7 +2,7 @@
  * src/sched: the hook families of ks_sched_ops that no model in the tree uses yet,
  * driven through test ops tables: RT placement (find_lowest_rq, for the RT priority map; the
  * RT state hooks rt_prio_changed and rt_overload_changed), the
- * allocator family (kmem_cache_alloc / kmem_cache_free, for SLUB sheaves), and the
+ * allocator family (kmem_cache_alloc / kmem_cache_free, for SLUB per-CPU sheaf caches), and the
  * generic model view (ks_sim_model_view_get).
  */
 #include <stdio.h>

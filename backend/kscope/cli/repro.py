@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"kscope repro: error: {args.target} has no --cost-model choice", file=sys.stderr)
             return EXIT_BAD_INPUT
         options["cost_model"] = args.cost_model
-    document = run_fn(rounds=args.rounds, runs=args.runs, background=args.background,
+    rounds = args.rounds if args.rounds is not None else repro.rounds_default
+    runs = args.runs if args.runs is not None else repro.runs_default
+    document = run_fn(rounds=rounds, runs=runs, background=args.background,
                       progress=None if args.json else progress, **options)
     emit(document, args.json, repro.render)
     return EXIT_OK
@@ -57,10 +59,12 @@ def add_parser(sub: Any) -> None:
                        help="; ".join(f"{m.name}: {m.repro.about}" for m in targets)  # type: ignore[union-attr]
                             + " (--list prints them)")
     repro.add_argument("--list", action="store_true", help="list the targets, one line each")
-    repro.add_argument("--rounds", type=positive, default=5,
-                       help="measured bursts per thread (default 5, librseq's LOOPS_PER_THREAD)")
-    repro.add_argument("--runs", type=positive, default=5,
-                       help="runs averaged, seeds 1..N (default 5, as the seed averages 5 runs)")
+    repro.add_argument("--rounds", type=positive, default=None,
+                       help="measured bursts per thread (default 5, librseq's LOOPS_PER_THREAD); "
+                            "a target may read it its own way and have its own default (its repro module says)")
+    repro.add_argument("--runs", type=positive, default=None,
+                       help="runs averaged, seeds 1..N (default 5, as the seed averages 5 runs; "
+                            "or the target's own default)")
     repro.add_argument("--background", type=non_negative, default=0, metavar="B",
                        help="background traffic evicting cached lines, bytes/us per core (x8 per L3); "
                             "default 0: the machine runs only the benchmark")

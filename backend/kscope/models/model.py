@@ -49,6 +49,8 @@ class Repro:
     about: str    # one line: which seed, which benchmark, which machine
     module: str   # run(...)
     report: str   # render(doc)
+    rounds_default: int = 5   # what `--rounds` is when not given, for this target
+    runs_default: int = 5     # what `--runs` is when not given, for this target
 
     def load(self) -> ModuleType:
         return _load(self.module)

@@ -16,6 +16,7 @@ from kscope.models.model import Model
 MODELS: dict[str, str] = {
     "mm_cid": "kscope.models.mm_cid",
     "cpupri": "kscope.models.cpupri",
+    "sheaves": "kscope.models.sheaves",
 }
 
 

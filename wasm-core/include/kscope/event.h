@@ -45,7 +45,7 @@ typedef enum ks_event_type {
     KS_EV_RSEQ_UPDATE,          /* rseq:rseq_update */
     KS_EV_KMEM_CACHE_ALLOC,     /* kmem:kmem_cache_alloc */
     KS_EV_KMEM_CACHE_FREE,      /* kmem:kmem_cache_free */
-    /* kscope's own events for the SLUB sheaves model: the kernel has NO tracepoint for
+    /* kscope's own events for a SLUB sheaf-cache model: the kernel has NO tracepoint for
      * these (they are named after the mm/slub.c functions they stand for), so only a
      * simulated run produces them, and an export/decode round trip reads them back. */
     KS_EV_SHEAF_REFILL,         /* kscope: refill_sheaf(): objects from slabs into a CPU's sheaf */
@@ -141,8 +141,8 @@ typedef struct ks_ev_sheaf {
     uint32_t size;              /* objects in the sheaf after the event */
     uint32_t capacity;          /* the cache's sheaf capacity */
     int32_t full;               /* barn ops: 1 a full sheaf, 0 an empty one; refill/flush: -1 */
-    uint32_t barn_full;         /* full sheaves in the node's barn after the event */
-    uint32_t barn_empty;        /* empty sheaves in the node's barn after the event */
+    uint32_t barn_full;         /* full sheaf structs in the node's barn after the event */
+    uint32_t barn_empty;        /* empty sheaf structs in the node's barn after the event */
 } ks_ev_sheaf;
 
 /* Any other event: offsets into the owning log's text arena. */

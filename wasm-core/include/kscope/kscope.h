@@ -19,5 +19,6 @@
 #include "kscope/sim_cost.h"
 #include "kscope/mm_cid/mm_cid.h"   /* registry: the models' view formats */
 #include "kscope/cpupri/cpupri.h"   /* registry: the models' view formats */
+#include "kscope/sheaves/sheaves.h" /* registry: the models' view formats */
 
 #endif

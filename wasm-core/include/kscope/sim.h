@@ -7,7 +7,7 @@
  * seeded RNG lives in the state, so the same (topology, workload, seed, algo)
  * gives the same event stream natively and in wasm.
  *
- * Algorithm models (src/algo/<name>/: concurrency ids, the RT priority map, SLUB sheaves,
+ * Algorithm models (src/algo/<name>/: concurrency ids, the RT priority map, SLUB per-CPU sheaf caches,
  * cache-aware balancing) plug into
  * the scheduler's hook points through a small ops table (src/sched/sched_ops.h),
  * selected by name in ks_sim_config.algo.

@@ -11,22 +11,31 @@
  * adds one line to `registry` below (and its extern); the lines marked
  * "registry" are the only ones in the generic core that name a model
  * (scripts/check-c-layering.mjs checks that).
+ *
+ * The externs are weak: the browser's wasm module compiles in only the models with a browser
+ * bridge (wasm-core/bindings/browser_models.txt; the browser build carries only what the
+ * browser calls), and a model left out is a NULL entry here, which no lookup matches. The
+ * native builds compile every model.
  */
 #include <string.h>
 
 #include "sched_ops.h"
 
+#define KS_WEAK_MODEL __attribute__((weak))
+
 static const ks_sched_ops none_ops = {
     .name = "none",
 };
 
-extern const ks_sched_ops mm_cid_ops;       /* registry: src/algo/mm_cid/ */
-extern const ks_sched_ops cpupri_ops;       /* registry: src/algo/cpupri/ */
+extern const ks_sched_ops mm_cid_ops KS_WEAK_MODEL; /* registry: src/algo/mm_cid/ */
+extern const ks_sched_ops cpupri_ops KS_WEAK_MODEL; /* registry: src/algo/cpupri/ */
+extern const ks_sched_ops sheaves_ops KS_WEAK_MODEL; /* registry: src/algo/sheaves/ */
 
 static const ks_sched_ops *const registry[] = {
     &none_ops,
     &mm_cid_ops,                            /* registry */
     &cpupri_ops,                            /* registry */
+    &sheaves_ops,                           /* registry */
 };
 
 const ks_sched_ops *sched_ops_find(const char *algo, const char **variant)
@@ -37,7 +46,7 @@ const ks_sched_ops *sched_ops_find(const char *algo, const char **variant)
     size_t len = colon ? (size_t)(colon - algo) : strlen(algo);
     *variant = colon ? colon + 1 : "";
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-        if (strlen(registry[i]->name) == len && strncmp(registry[i]->name, algo, len) == 0)
+        if (registry[i] && strlen(registry[i]->name) == len && strncmp(registry[i]->name, algo, len) == 0)
             return registry[i];
     return NULL;
 }

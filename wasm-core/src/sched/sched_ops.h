@@ -27,7 +27,7 @@
  *                                    of the root domain's RT overload mask (rto_mask) flipped
  *     balancing   balance            sched_balance_domains() for one CPU: replace the
  *                                    periodic balance
- *     allocator   kmem_cache_alloc   slab_alloc_node() on a CPU (SLUB's per-CPU sheaves)
+ *     allocator   kmem_cache_alloc   slab_alloc_node() on a CPU (SLUB's per-CPU sheaf caches)
  *                 kmem_cache_free    slab_free() on a CPU
  *     user ABI    rseq_cid           the concurrency id rseq reports to user space
  *                                    (rseq's concurrency-id field, and rseq_update's);

@@ -321,7 +321,7 @@ int32_t sched_task_rseq_cid(const ks_sim *s, int32_t task);
 /* The allocator family: task allocates one object of kmem cache `cache` (size bytes) on
  * cpu, or frees one there, through the model's kmem_cache_alloc / kmem_cache_free hooks.
  * The object's id (>= 0), or -1 when the model keeps none (no allocator model, or bad
- * arguments). No workload action calls them yet: the allocator models (SLUB sheaves)
+ * arguments). No workload action calls them yet: the allocator models (SLUB per-CPU sheaf caches)
  * bring the workload actions with them; tests/test_sched_hooks.c drives them. */
 int32_t sched_kmem_cache_alloc(ks_sim *s, int32_t cpu, int32_t task, int32_t cache, uint32_t size);
 void sched_kmem_cache_free(ks_sim *s, int32_t cpu, int32_t task, int32_t cache, int32_t object);

@@ -1,0 +1,1 @@
+"""The sheaves model's ctypes binding (the only module of the model that touches ctypes)."""
