@@ -25,7 +25,7 @@ test('presenter mode: keys move, jump, toggle, help; screenshots at projector si
   await page.goto('/present/mm_cid?step=0');
   await waitForStep(page, 0);
   await expect(page.getByTestId('lp-title')).toHaveText('What is a concurrency ID?');
-  await expect(page.getByTestId('lp-count')).toHaveText('Step 1 of 16');
+  await expect(page.getByTestId('lp-count')).toHaveText('Step 1 of 17');
   await page.screenshot({ path: `${artifacts}/present-1280-step1.png` });
 
   await page.keyboard.press('Space');
@@ -65,7 +65,7 @@ test('presenter mode: keys move, jump, toggle, help; screenshots at projector si
 
   await page.setViewportSize({ width: 1920, height: 1080 });
   await page.keyboard.press('End');
-  await waitForStep(page, 15);
+  await waitForStep(page, 16);
   await page.keyboard.press('1');
   await page.keyboard.press('5');
   await waitForStep(page, 14);
@@ -81,20 +81,20 @@ test('the speaker-notes window follows the presenter, and can drive it', async (
   await waitForStep(page, 2);
   const [notes] = await Promise.all([context.waitForEvent('page'), page.getByTestId('open-notes').click()]);
   await notes.setViewportSize({ width: 1280, height: 720 });
-  await expect(notes.getByTestId('notes-count')).toHaveText('Step 3 of 16');
+  await expect(notes.getByTestId('notes-count')).toHaveText('Step 3 of 17');
   await expect(notes.getByTestId('notes-title')).toHaveText('A CPU keeps its cid while it is busy');
   await expect(notes.getByTestId('notes-text')).toContainText('fast path');
   await page.bringToFront();
   await page.keyboard.press('ArrowRight');
   await waitForStep(page, 3);
-  await expect(notes.getByTestId('notes-count')).toHaveText('Step 4 of 16');
+  await expect(notes.getByTestId('notes-count')).toHaveText('Step 4 of 17');
   await expect(notes.getByTestId('notes-title')).toHaveText('The 100 ms scan takes idle cids back');
   await notes.screenshot({ path: `${artifacts}/notes-1280.png` });
   // keys in the notes window move the presentation
   await notes.bringToFront();
   await notes.keyboard.press('ArrowRight');
   await waitForStep(page, 4);
-  await expect(notes.getByTestId('notes-count')).toHaveText('Step 5 of 16');
+  await expect(notes.getByTestId('notes-count')).toHaveText('Step 5 of 17');
   await expect(page).toHaveURL(/step=4$/);
   expect(errors).toEqual([]);
 });

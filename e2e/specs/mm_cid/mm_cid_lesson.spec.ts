@@ -38,15 +38,15 @@ test('a link opens the lesson at its step; → and ← step, and back + forward 
   const errors = recordConsoleErrors(page);
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await page.setViewportSize({ width: 1280, height: 720 });
-  await page.goto(`${COMPARE}&step=10`);
+  await page.goto(`${COMPARE}&step=13`);
   await waitForLesson(page);
   await expect(page.getByTestId('modelled')).toContainText('MODELLED');
   await expect(page.getByTestId('provenance')).toHaveText('from 7e019dc; v6.12 = before, v6.13 = after');
   await expect(page.getByTestId('lesson-intro')).toContainText('concurrency ID');
   await expect(page.getByTestId('nav-lesson')).toHaveAttribute('aria-current', 'page');
-  await expect(page.getByTestId('lesson-step')).toHaveText('10');
+  await expect(page.getByTestId('lesson-step')).toHaveText('13');
   await expect(page.getByTestId('lesson-digest')).toHaveText(
-    'step 10 · t=800000001 ns · v6.12: cidmask 10000000 · cpu cids 1:0 · bursts 4 | v6.13: cidmask 01000000 · cpu cids 1:1 · bursts 4',
+    'step 13 · t=800000001 ns · v6.12: cidmask 10000000 · cpu cids 1:0 · bursts 4 | v6.13: cidmask 01000000 · cpu cids 1:1 · bursts 4',
   );
   // The step in words: v6.12 gave CPU 1 the lowest free cid, 0, whose area CPU 0 wrote; v6.13 its own back.
   await expect(page.getByTestId('narration-v6.12')).toContainText('v6.12 takes the lowest free cid below nr_cpu_ids (8): cid 0');
@@ -59,15 +59,15 @@ test('a link opens the lesson at its step; → and ← step, and back + forward 
   const at10 = await digest(page);
   await page.locator('body').click({ position: { x: 5, y: 5 } });
   await press(page, 'ArrowRight', 7);
-  await expect(page.getByTestId('lesson-step')).toHaveText('17');
-  await expect(page).toHaveURL(/[?&]step=17(&|$)/);
+  await expect(page.getByTestId('lesson-step')).toHaveText('20');
+  await expect(page).toHaveURL(/[?&]step=20(&|$)/);
   const at17 = await digest(page);
   const narration17 = await page.getByTestId('lesson-narration').textContent();
   await press(page, 'ArrowLeft', 7);
-  await expect(page.getByTestId('lesson-step')).toHaveText('10');
+  await expect(page.getByTestId('lesson-step')).toHaveText('13');
   expect(await digest(page)).toBe(at10);
   await press(page, 'ArrowRight', 7);
-  await expect(page.getByTestId('lesson-step')).toHaveText('17');
+  await expect(page.getByTestId('lesson-step')).toHaveText('20');
   expect(await digest(page)).toBe(at17);
   await expect(page.getByTestId('lesson-narration')).toHaveText(narration17!);
 
